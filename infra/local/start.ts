@@ -1,0 +1,73 @@
+/**
+ * `npm start`: DynamoDB Local (or DYNAMODB_ENDPOINT), the tables of both environments, and one local gateway per
+ * environment: production on PORT (3000), staging on STAGING_PORT (3001). Data is kept in .data/ across
+ * restarts. Ctrl-C stops everything, DynamoDB Local included.
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { createDynamoClient } from '../../lib/dynamo/create-client.js';
+import { localTableNames } from '../../lib/dynamo/tables.js';
+import { type DynamoLocal, JavaMissingError, startDynamoLocal } from './dynamodb-local.js';
+import { ensureTables } from './tables.js';
+
+export const STAGES = [
+  { stage: 'production', port: Number(process.env.PORT ?? '3000') },
+  { stage: 'staging', port: Number(process.env.STAGING_PORT ?? '3001') },
+] as const;
+
+// Node 20 is supported here until the SDK drops it; the notice is known and repeats in every process.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+const serveScript = fileURLToPath(new URL('./serve.ts', import.meta.url));
+const children: ChildProcess[] = [];
+let dynamoLocal: DynamoLocal | undefined;
+
+async function shutdown(code: number): Promise<never> {
+  for (const child of children) child.kill('SIGTERM');
+  await dynamoLocal?.stop();
+  process.exit(code);
+}
+
+function startStage(stage: string, port: number, endpoint: string): Promise<string> {
+  const child = fork(serveScript, [], {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, ...localTableNames(stage), STAGE: stage, PORT: String(port), DYNAMODB_ENDPOINT: endpoint },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    child.once('message', (message: { ready: boolean; url?: string; message?: string }) =>
+      message.ready && message.url ? resolve(message.url) : reject(new Error(`${stage}: ${message.message}`)),
+    );
+    child.once('exit', (code) => reject(new Error(`the ${stage} gateway exited with code ${code} (is port ${port} free?)`)));
+  });
+}
+
+async function main(): Promise<void> {
+  process.on('SIGINT', () => void shutdown(0));
+  process.on('SIGTERM', () => void shutdown(0));
+
+  let endpoint = process.env.DYNAMODB_ENDPOINT;
+  if (!endpoint) {
+    dynamoLocal = await startDynamoLocal({
+      port: Number(process.env.DYNAMODB_PORT ?? '8000'),
+      dataDir: process.env.DATA_DIR ?? '.data/dynamodb',
+    });
+    endpoint = dynamoLocal.endpoint;
+    console.log(`DynamoDB Local: ${endpoint} (data in ${process.env.DATA_DIR ?? '.data/dynamodb'})`);
+  } else {
+    console.log(`DynamoDB: ${endpoint} (from DYNAMODB_ENDPOINT)`);
+  }
+  const client = createDynamoClient(endpoint);
+  for (const { stage } of STAGES) await ensureTables(client, localTableNames(stage));
+  client.destroy();
+
+  const urls = await Promise.all(STAGES.map(({ stage, port }) => startStage(stage, port, endpoint)));
+  for (const [i, { stage }] of STAGES.entries()) console.log(`${stage.padEnd(10)} ${urls[i]}`);
+  console.log('Pet Store API ready (Ctrl-C to stop)');
+}
+
+main().catch(async (error: unknown) => {
+  console.error(error instanceof JavaMissingError ? error.message : `npm start failed: ${error instanceof Error ? error.message : error}`);
+  await shutdown(1);
+});

@@ -1,0 +1,120 @@
+/**
+ * Category storage. One table holds three kinds of item:
+ *   { pk: "COUNTER", sk: 0, lastId }              the last id handed out
+ *   { pk: "CATEGORY", sk: <id>, id, name, ... }   a category; a Query on pk lists them in id order
+ *   { pk: "NAME#<lower-case name>", sk: 0 }       the reservation that makes names unique
+ * A create is one transaction over all three: the counter moves from n to n+1 only if the name is free and the
+ * category is written, so ids are gapless, never reused, and nothing is ever half-written.
+ */
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { QueryCommand, type QueryCommandOutput, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { nowMs } from '../clock.js';
+import { tableName } from '../config.js';
+import { documentClient } from '../dynamo/client.js';
+import { HttpError } from '../http/errors.js';
+import { CATEGORY_CAP, type Category, type NewCategory, nameKey } from './schema.js';
+
+const TABLE = tableName('CATEGORIES_TABLE');
+const COUNTER_KEY = { pk: 'COUNTER', sk: 0 };
+const MAX_ATTEMPTS = 200;
+
+/**
+ * The last id this process saw. A warm function usually guesses right and creates in one round trip; a wrong
+ * guess costs one more, because the failed condition returns the counter's real value.
+ */
+let lastKnownId = 0;
+
+export async function listCategories(): Promise<Category[]> {
+  const categories: Category[] = [];
+  let startKey: QueryCommandOutput['LastEvaluatedKey'];
+  do {
+    const page = await documentClient.send(
+      new QueryCommand({
+        TableName: TABLE,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': 'CATEGORY' },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of page.Items ?? []) categories.push(toCategory(item));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return categories;
+}
+
+export async function createCategory(input: NewCategory): Promise<Category> {
+  const key = nameKey(input.name);
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const previous = lastKnownId;
+    const id = previous + 1;
+    if (id > CATEGORY_CAP) {
+      throw new HttpError(
+        'CATEGORY_LIMIT_REACHED',
+        `This environment already holds the maximum of ${CATEGORY_CAP} categories; no more can be created`,
+      );
+    }
+    const category: Category = { id, name: input.name, ...(input.description !== undefined ? { description: input.description } : {}) };
+    try {
+      await documentClient.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: TABLE,
+                Key: COUNTER_KEY,
+                UpdateExpression: 'SET lastId = :id',
+                ConditionExpression: previous === 0 ? 'attribute_not_exists(lastId) OR lastId = :zero' : 'lastId = :previous',
+                ExpressionAttributeValues: previous === 0 ? { ':id': id, ':zero': 0 } : { ':id': id, ':previous': previous },
+                ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+              },
+            },
+            {
+              Put: {
+                TableName: TABLE,
+                Item: { pk: `NAME#${key}`, sk: 0, categoryId: id },
+                ConditionExpression: 'attribute_not_exists(pk)',
+                ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+              },
+            },
+            {
+              Put: {
+                TableName: TABLE,
+                Item: { pk: 'CATEGORY', sk: id, ...category, createdAt: new Date(nowMs()).toISOString() },
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+          ],
+        }),
+      );
+      lastKnownId = id;
+      return category;
+    } catch (error) {
+      if (!(error instanceof TransactionCanceledException)) throw error;
+      const [counter, name] = error.CancellationReasons ?? [];
+      if (name?.Code === 'ConditionalCheckFailed') {
+        throw new HttpError('CATEGORY_EXISTS', `A category named "${input.name}" already exists (names are compared ignoring case)`);
+      }
+      if (counter?.Code === 'ConditionalCheckFailed') {
+        const item = counter.Item ? unmarshall(counter.Item) : {};
+        lastKnownId = typeof item.lastId === 'number' ? item.lastId : 0;
+        continue;
+      }
+      // TransactionConflict: another create touched the same items at the same moment. Back off and retry.
+      await sleep(Math.random() * Math.min(100, 5 * attempt));
+    }
+  }
+  throw new HttpError('SERVICE_UNAVAILABLE', 'Too many categories are being created at once; retry shortly', { 'Retry-After': '1' });
+}
+
+function toCategory(item: Record<string, unknown>): Category {
+  return {
+    id: Number(item.id),
+    name: String(item.name),
+    ...(typeof item.description === 'string' ? { description: item.description } : {}),
+  };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

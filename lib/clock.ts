@@ -1,0 +1,15 @@
+/** The one source of "now" for windows, bans and dates, replaceable by tests that need to cross boundaries. */
+let current: () => number = Date.now;
+
+/** Milliseconds since the Unix epoch. */
+export function nowMs(): number {
+  return current();
+}
+
+export function setClock(clock: () => number): void {
+  current = clock;
+}
+
+export function resetClock(): void {
+  current = Date.now;
+}

@@ -1,0 +1,33 @@
+/**
+ * The shape of every DynamoDB table: keys, indexes and TTL. The local gateway creates tables from this list and
+ * the CDK stack declares them from it, so the two cannot drift apart.
+ */
+export type TableId = 'categories' | 'customers' | 'keys' | 'counters';
+
+export interface TableSpec {
+  id: TableId;
+  /** The environment variable that hands the table name to a function. */
+  envVar: 'CATEGORIES_TABLE' | 'CUSTOMERS_TABLE' | 'KEYS_TABLE' | 'COUNTERS_TABLE';
+  partitionKey: { name: string; type: 'S' | 'N' };
+  sortKey?: { name: string; type: 'S' | 'N' };
+  indexes?: { name: string; partitionKey: { name: string; type: 'S' | 'N' } }[];
+  ttlAttribute?: string;
+}
+
+export const TABLES: readonly TableSpec[] = [
+  // Categories, their name reservations and the id counter share one table so one transaction covers all three.
+  { id: 'categories', envVar: 'CATEGORIES_TABLE', partitionKey: { name: 'pk', type: 'S' }, sortKey: { name: 'sk', type: 'N' } },
+  { id: 'customers', envVar: 'CUSTOMERS_TABLE', partitionKey: { name: 'customerId', type: 'S' } },
+  {
+    id: 'keys',
+    envVar: 'KEYS_TABLE',
+    partitionKey: { name: 'keyHash', type: 'S' },
+    indexes: [{ name: 'byKeyId', partitionKey: { name: 'keyId', type: 'S' } }],
+  },
+  { id: 'counters', envVar: 'COUNTERS_TABLE', partitionKey: { name: 'customerId', type: 'S' }, ttlAttribute: 'expiresAt' },
+];
+
+/** Table names used locally and in tests: `<prefix><stage>-<table>`. */
+export function localTableNames(stage: string, prefix = 'petstore-'): Record<TableSpec['envVar'], string> {
+  return Object.fromEntries(TABLES.map((t) => [t.envVar, `${prefix}${stage}-${t.id}`])) as Record<TableSpec['envVar'], string>;
+}

@@ -1,0 +1,64 @@
+/**
+ * Responses that API Gateway itself gives, before or instead of a function: unknown path, refused key, body over
+ * API Gateway's own limit, stage throttling, anything else. The CDK stack turns this table into gateway responses
+ * and the local gateway answers from it, so both speak the contract's Error shape with the same words.
+ *
+ * No customer is known when the gateway answers, so no plan window applies: the X-RateLimit headers say 0/0/0,
+ * meaning "no quota is being spent and there is no window to wait for" (see README, "Rate-limit headers").
+ */
+import type { ErrorCode } from './errors.js';
+
+export const GATEWAY_RATE_LIMIT_HEADERS: Readonly<Record<string, string>> = {
+  'X-RateLimit-Limit': '0',
+  'X-RateLimit-Remaining': '0',
+  'X-RateLimit-Reset': '0',
+};
+
+export interface GatewayResponseSpec {
+  status: number;
+  code: ErrorCode;
+  message: string;
+  headers?: Record<string, string>;
+}
+
+/** Keyed by API Gateway's ResponseType names. */
+export const GATEWAY_RESPONSES = {
+  MISSING_AUTHENTICATION_TOKEN: {
+    status: 404,
+    code: 'NOT_FOUND',
+    message: 'There is no such operation: check the method and the path (see the API reference)',
+  },
+  RESOURCE_NOT_FOUND: {
+    status: 404,
+    code: 'NOT_FOUND',
+    message: 'There is no such operation: check the method and the path (see the API reference)',
+  },
+  UNAUTHORIZED: {
+    status: 401,
+    code: 'UNAUTHORIZED',
+    message: 'The Authorization header is missing or its API key is not valid: send Authorization: Bearer <API key>',
+  },
+  REQUEST_TOO_LARGE: {
+    status: 413,
+    code: 'PAYLOAD_TOO_LARGE',
+    message: 'The request body is too large; the limit is 16384 bytes (16 KiB)',
+  },
+  THROTTLED: {
+    status: 429,
+    code: 'THROTTLED',
+    message: 'The service is receiving too many requests overall; retry after the time in Retry-After',
+    headers: { 'Retry-After': '1' },
+  },
+  DEFAULT_4XX: {
+    status: 400,
+    code: 'VALIDATION_FAILED',
+    message: 'The request could not be accepted; check the method, headers and body',
+  },
+  DEFAULT_5XX: {
+    status: 500,
+    code: 'INTERNAL_ERROR',
+    message: 'Something went wrong on our side; quote the X-Request-Id header if it persists',
+  },
+} as const satisfies Record<string, GatewayResponseSpec>;
+
+export type GatewayResponseType = keyof typeof GATEWAY_RESPONSES;

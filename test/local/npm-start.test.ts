@@ -1,0 +1,63 @@
+/**
+ * `npm start` as a newcomer runs it: DynamoDB Local from the package, both environments on their own ports with
+ * their own tables, data kept across a restart, everything stopped by Ctrl-C, and a clear line without Java.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startLocal } from '../support/start-process.js';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'petstore-start-'));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+const createCategory = (base: string, name: string) =>
+  fetch(`${base}/categories`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ name }) });
+const listNames = async (base: string) => ((await (await fetch(`${base}/categories`)).json()) as { name: string }[]).map((c) => c.name);
+const portOpen = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = createConnection({ port, host: '127.0.0.1' });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+
+describe('npm start', () => {
+  it('serves production and staging apart, keeps data across a restart, and Ctrl-C stops DynamoDB Local', async () => {
+    const first = await startLocal({ DATA_DIR: dataDir });
+    expect(first.output()).toContain(first.production);
+    expect(first.output()).toContain(first.staging);
+    expect((await createCategory(first.production, 'Only in production')).status).toBe(201);
+    expect((await createCategory(first.staging, 'Only in staging')).status).toBe(201);
+    expect(await listNames(first.production)).toEqual(['Only in production']);
+    expect(await listNames(first.staging)).toEqual(['Only in staging']);
+    expect(await first.stop()).toBe(0);
+    expect(await portOpen(Number(first.env.DYNAMODB_PORT))).toBe(false);
+
+    const second = await startLocal({ DATA_DIR: dataDir });
+    expect(await listNames(second.production)).toEqual(['Only in production']);
+    expect(await listNames(second.staging)).toEqual(['Only in staging']);
+    expect((await (await createCategory(second.production, 'After restart')).json()) as { id: number }).toMatchObject({ id: 2 });
+    await second.stop();
+  }, 120_000);
+
+  it('says in one line that Java is missing, and exits non-zero', () => {
+    // A PATH holding node and nothing else: no java.
+    const bin = mkdtempSync(join(tmpdir(), 'petstore-nojava-'));
+    symlinkSync(process.execPath, join(bin, 'node'));
+    const result = spawnSync(process.execPath, ['--import', 'tsx', 'infra/local/start.ts'], {
+      env: { ...process.env, PATH: bin, DYNAMODB_ENDPOINT: '', STAGE: '' },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    rmSync(bin, { recursive: true, force: true });
+    expect(result.status).not.toBe(0);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/Java 17 or newer is required/);
+  });
+});

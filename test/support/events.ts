@@ -1,0 +1,64 @@
+/** API Gateway REST proxy events for handler tests: the shape the local gateway and API Gateway produce. */
+import { randomUUID } from 'node:crypto';
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { lambdaContext } from '../../infra/local/gateway.js';
+import type { ApiEvent } from '../../lib/http/response.js';
+
+export interface EventInput {
+  method?: string;
+  path?: string;
+  resource?: string;
+  body?: string | null;
+  headers?: Record<string, string>;
+  pathParameters?: Record<string, string> | null;
+  authorizer?: Record<string, string | number | boolean> | null;
+  isBase64Encoded?: boolean;
+}
+
+export function proxyEvent(input: EventInput = {}): ApiEvent {
+  const requestId = randomUUID();
+  const headers = input.headers ?? {};
+  return {
+    resource: input.resource ?? input.path ?? '/categories',
+    path: input.path ?? '/categories',
+    httpMethod: input.method ?? 'GET',
+    headers,
+    multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, [v]])),
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    pathParameters: input.pathParameters ?? null,
+    stageVariables: null,
+    body: input.body ?? null,
+    isBase64Encoded: input.isBase64Encoded ?? false,
+    requestContext: {
+      requestId,
+      stage: 'v1',
+      authorizer: input.authorizer ?? undefined,
+      httpMethod: input.method ?? 'GET',
+      path: `/v1${input.path ?? '/categories'}`,
+      resourcePath: input.resource ?? input.path ?? '/categories',
+    } as ApiEvent['requestContext'],
+  };
+}
+
+type Handler = (event: ApiEvent, context: ReturnType<typeof lambdaContext>) => Promise<APIGatewayProxyResult | undefined>;
+
+export interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+export async function invoke(handler: Handler, event: ApiEvent): Promise<Answer> {
+  const result = await handler(event, lambdaContext('test', event.requestContext.requestId));
+  if (!result) throw new Error('handler returned nothing');
+  return {
+    status: result.statusCode,
+    headers: Object.fromEntries(Object.entries(result.headers ?? {}).map(([k, v]) => [k, String(v)])),
+    body: result.body ? JSON.parse(result.body) : undefined,
+  };
+}
+
+export function jsonPost(body: string | null, headers: Record<string, string> = { 'Content-Type': 'application/json' }): ApiEvent {
+  return proxyEvent({ method: 'POST', path: '/categories', body, headers });
+}

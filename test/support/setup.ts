@@ -1,0 +1,20 @@
+/**
+ * Runs before each test file's imports: points the configuration at the run's DynamoDB Local and at tables of
+ * this file's own (random prefix), created here, so files never see each other's data.
+ */
+import { randomBytes } from 'node:crypto';
+import { inject } from 'vitest';
+import { ensureTables } from '../../infra/local/tables.js';
+import { createDynamoClient } from '../../lib/dynamo/create-client.js';
+import { localTableNames } from '../../lib/dynamo/tables.js';
+
+const endpoint = inject('dynamoEndpoint');
+export const TEST_PREFIX = `t${randomBytes(4).toString('hex')}-`;
+
+process.env.STAGE ??= 'production';
+process.env.DYNAMODB_ENDPOINT = endpoint;
+Object.assign(process.env, localTableNames(process.env.STAGE, TEST_PREFIX));
+
+const client = createDynamoClient(endpoint);
+await ensureTables(client, localTableNames(process.env.STAGE, TEST_PREFIX));
+client.destroy();
