@@ -12,7 +12,12 @@ describe('createCategory under concurrency', () => {
     const ids = answers.map((a) => (a.body as { id: number }).id);
     expect(new Set(ids).size).toBe(50);
     const listed = (await invoke(list, proxyEvent())).body as { id: number; name: string }[];
-    expect(listed.filter((c) => names.includes(c.name)).map((c) => c.id).sort((a, b) => a - b)).toEqual([...ids].sort((a, b) => a - b));
+    expect(
+      listed
+        .filter((c) => names.includes(c.name))
+        .map((c) => c.id)
+        .sort((a, b) => a - b),
+    ).toEqual([...ids].sort((a, b) => a - b));
     expect(listed.map((c) => c.id)).toEqual([...listed.map((c) => c.id)].sort((a, b) => a - b));
   });
 
