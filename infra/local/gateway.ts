@@ -12,6 +12,7 @@ import { GATEWAY_RATE_LIMIT_HEADERS, GATEWAY_RESPONSES, type GatewayResponseType
 import type { ApiEvent } from '../../lib/http/response.js';
 import { log } from '../../lib/log.js';
 import { matchRoute, ROUTES, type Route } from '../../lib/routes.js';
+import { authorize } from './authorizer.js';
 
 export const STAGE_NAME = 'v1';
 /** API Gateway's own payload limit; the 16 KiB limit of the contract is the function's to enforce. */
@@ -196,6 +197,9 @@ export async function handleRequest(req: IncomingMessage, res: ServerResponse, o
   }
 
   const event = buildEvent(req, url, match.route, match.pathParameters, body, requestId, resourcePath);
+  const auth = await authorize(event);
+  if (!auth.allowed) return sendGatewayResponse(res, auth.response, requestId, auth.message);
+  event.requestContext.authorizer = auth.context;
   try {
     const handler = await loadHandler(match.route);
     const result = await handler(event, lambdaContext(match.route.handler, requestId));

@@ -43,7 +43,20 @@ export async function listCategories(): Promise<Category[]> {
   return categories;
 }
 
-export async function createCategory(input: NewCategory): Promise<Category> {
+/**
+ * Creates in this process run one after another: the local gateway serves many requests in one process, and
+ * queueing them here avoids retry storms on the counter. Across processes (Lambda instances) the counter's
+ * condition keeps ids exact and a jittered backoff spreads the retries.
+ */
+let queue: Promise<unknown> = Promise.resolve();
+
+export function createCategory(input: NewCategory): Promise<Category> {
+  const run = queue.then(() => insertCategory(input));
+  queue = run.catch(() => undefined);
+  return run;
+}
+
+async function insertCategory(input: NewCategory): Promise<Category> {
   const key = nameKey(input.name);
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const previous = lastKnownId;
@@ -98,6 +111,8 @@ export async function createCategory(input: NewCategory): Promise<Category> {
       if (counter?.Code === 'ConditionalCheckFailed') {
         const item = counter.Item ? unmarshall(counter.Item) : {};
         lastKnownId = typeof item.lastId === 'number' ? item.lastId : 0;
+        // Another instance created one first; the next guess is right unless it keeps creating.
+        if (attempt > 1) await sleep(Math.random() * Math.min(200, 10 * 2 ** attempt));
         continue;
       }
       // TransactionConflict: another create touched the same items at the same moment. Back off and retry.

@@ -12,6 +12,6 @@ export function createDynamoClient(endpoint?: string): DynamoDBClient {
       ? { endpoint, region: process.env.AWS_REGION ?? 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
       : {}),
     maxAttempts: 3,
-    requestHandler: new NodeHttpHandler({ connectionTimeout: 1_000, requestTimeout: 3_000 }),
+    requestHandler: new NodeHttpHandler({ connectionTimeout: 1_000, requestTimeout: 3_000, throwOnRequestTimeout: true }),
   });
 }

@@ -9,6 +9,7 @@ import { isDynamoUnavailable, UNAVAILABLE_RETRY_AFTER } from '../dynamo/outage.j
 import { log } from '../log.js';
 import type { Route } from '../routes.js';
 import { HttpError } from './errors.js';
+import { GATEWAY_RATE_LIMIT_HEADERS } from './gateway-responses.js';
 import { type ApiEvent, type ApiResult, json } from './response.js';
 import { routeHeaders } from './route-headers.js';
 
@@ -47,6 +48,8 @@ export function httpBoundary(route: Route): middy.MiddlewareObj<ApiEvent, ApiRes
   const decorate = (request: ApiRequest) => {
     const response = request.response as ApiResult;
     response.headers = {
+      // Replaced by the rate limiter's headers once the customer is known (see GATEWAY_RATE_LIMIT_HEADERS).
+      ...GATEWAY_RATE_LIMIT_HEADERS,
       ...response.headers,
       ...(request.internal.responseHeaders as Record<string, string> | undefined),
       ...staticHeaders(),

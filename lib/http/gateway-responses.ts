@@ -38,6 +38,19 @@ export const GATEWAY_RESPONSES = {
     code: 'UNAUTHORIZED',
     message: 'The Authorization header is missing or its API key is not valid: send Authorization: Bearer <API key>',
   },
+  /** The authorizer returned a Deny policy; deployed, the message comes from its context ($context.authorizer.message). */
+  ACCESS_DENIED: {
+    status: 401,
+    code: 'UNAUTHORIZED',
+    message: 'The API key was refused',
+  },
+  /** The authorizer could not decide (DynamoDB unreachable): retryable, unlike a refused key. */
+  AUTHORIZER_FAILURE: {
+    status: 503,
+    code: 'SERVICE_UNAVAILABLE',
+    message: 'The service is temporarily unavailable; retry after the time in Retry-After',
+    headers: { 'Retry-After': '2' },
+  },
   REQUEST_TOO_LARGE: {
     status: 413,
     code: 'PAYLOAD_TOO_LARGE',

@@ -15,6 +15,16 @@ export interface EventInput {
   isBase64Encoded?: boolean;
 }
 
+/** What the authorizer passes for the default test customer: limits high enough never to refuse. */
+export const TEST_AUTHORIZER = {
+  principalId: 'handler-test-customer',
+  customerId: `handler-test-customer-${randomUUID().slice(0, 8)}`,
+  keyId: 'key_0000000000000000',
+  plan: 'enterprise',
+  perMinute: '1000000',
+  perDay: '1000000000',
+};
+
 export function proxyEvent(input: EventInput = {}): ApiEvent {
   const requestId = randomUUID();
   const headers = input.headers ?? {};
@@ -33,7 +43,7 @@ export function proxyEvent(input: EventInput = {}): ApiEvent {
     requestContext: {
       requestId,
       stage: 'v1',
-      authorizer: input.authorizer ?? undefined,
+      authorizer: input.authorizer === null ? undefined : (input.authorizer ?? TEST_AUTHORIZER),
       httpMethod: input.method ?? 'GET',
       path: `/v1${input.path ?? '/categories'}`,
       resourcePath: input.resource ?? input.path ?? '/categories',

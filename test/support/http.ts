@@ -1,6 +1,7 @@
 /** An in-process local gateway on a random port, and a small fetch wrapper that returns status, headers, body. */
 import { afterAll, beforeAll } from 'vitest';
 import { type Gateway, startGateway } from '../../infra/local/gateway.js';
+import { makeCustomer, type TestCustomer } from './customers.js';
 
 export interface HttpAnswer {
   status: number;
@@ -9,10 +10,20 @@ export interface HttpAnswer {
   text: string;
 }
 
-export function useGateway(): { url: () => string; call: (path: string, init?: RequestInit) => Promise<HttpAnswer> } {
+export interface GatewayHandle {
+  url: () => string;
+  /** The default customer (Enterprise, limits never reached) whose key `call` sends unless told otherwise. */
+  customer: () => TestCustomer;
+  /** A request below /v1; sends the default customer's key unless `init.headers` sets Authorization (or null). */
+  call: (path: string, init?: RequestInit & { key?: string | null }) => Promise<HttpAnswer>;
+}
+
+export function useGateway(): GatewayHandle {
   let gateway: Gateway | undefined;
+  let defaultCustomer: TestCustomer | undefined;
   beforeAll(async () => {
     gateway = await startGateway(0);
+    defaultCustomer = await makeCustomer();
   });
   afterAll(async () => {
     await gateway?.close();
@@ -21,10 +32,18 @@ export function useGateway(): { url: () => string; call: (path: string, init?: R
     if (!gateway) throw new Error('gateway not started');
     return gateway.url;
   };
+  const customer = () => {
+    if (!defaultCustomer) throw new Error('gateway not started');
+    return defaultCustomer;
+  };
   return {
     url,
-    call: async (path, init) => {
-      const response = await fetch(`${url()}${path}`, init);
+    customer,
+    call: async (path, init = {}) => {
+      const { key, ...rest } = init;
+      const headers = new Headers(rest.headers);
+      if (key !== null && !headers.has('authorization')) headers.set('Authorization', `Bearer ${key ?? customer().apiKey}`);
+      const response = await fetch(`${url()}${path}`, { ...rest, headers });
       const text = await response.text();
       let body: unknown;
       try {

@@ -1,0 +1,28 @@
+/**
+ * The REQUEST authorizer of every operation (identity source: the Authorization header). API Gateway caches its
+ * answer per header value for the environment's TTL; revocations and plan changes take effect within it.
+ */
+import middy from '@middy/core';
+import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { decide, toPolicy } from '../lib/auth/authorize.js';
+import { authStore } from '../lib/auth/store.js';
+import { env, tableName } from '../lib/config.js';
+import { documentClient } from '../lib/dynamo/client.js';
+import { log } from '../lib/log.js';
+
+const store = authStore(documentClient, { keys: tableName('KEYS_TABLE'), customers: tableName('CUSTOMERS_TABLE') });
+
+function authorizationHeader(headers: APIGatewayRequestAuthorizerEvent['headers']): string | undefined {
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (name.toLowerCase() === 'authorization') return value ?? undefined;
+  }
+  return undefined;
+}
+
+export const handler = middy<APIGatewayRequestAuthorizerEvent, APIGatewayAuthorizerResult>().handler(async (event) => {
+  const decision = await decide(authorizationHeader(event.headers), env.STAGE, store);
+  const requestId = event.requestContext?.requestId;
+  if (decision.allow) log.info('key accepted', { requestId, keyId: decision.context.keyId, customerId: decision.context.customerId });
+  else log.info('key refused', { requestId, reason: decision.refusal });
+  return toPolicy(decision, event.methodArn);
+});

@@ -1,0 +1,93 @@
+/**
+ * The local stand-in for API Gateway's REQUEST authorizer integration: identity source (the Authorization
+ * header; missing means 401 without invoking), the result cache (AUTHORIZER_CACHE_TTL seconds, default 0
+ * locally), policy evaluation against the method ARN, and the context handed on to the operation.
+ */
+import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import type { GatewayResponseType } from '../../lib/http/gateway-responses.js';
+import { log } from '../../lib/log.js';
+
+type AuthorizerHandler = (event: APIGatewayRequestAuthorizerEvent, context: unknown) => Promise<APIGatewayAuthorizerResult>;
+
+export type AuthOutcome =
+  | { allowed: true; context: NonNullable<APIGatewayProxyEvent['requestContext']['authorizer']> }
+  | { allowed: false; response: GatewayResponseType; message?: string };
+
+const ttlSeconds = Number(process.env.AUTHORIZER_CACHE_TTL ?? '0');
+const cache = new Map<string, { expires: number; result: APIGatewayAuthorizerResult }>();
+let handlerPromise: Promise<AuthorizerHandler> | undefined;
+
+function loadAuthorizer(): Promise<AuthorizerHandler> {
+  const file = 'authorizer';
+  handlerPromise ??= import(`../../functions/${file}.ts`).then((m: { handler: unknown }) => m.handler as AuthorizerHandler);
+  return handlerPromise;
+}
+
+export function methodArn(method: string, resourcePath: string): string {
+  return `arn:aws:execute-api:local:000000000000:local/v1/${method}${resourcePath}`;
+}
+
+/** IAM-style match of a policy resource (with * wildcards) against the method ARN. */
+function resourceMatches(pattern: string, arn: string): boolean {
+  const regex = new RegExp(
+    `^${pattern
+      .split('*')
+      .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  );
+  return regex.test(arn);
+}
+
+function effectFor(result: APIGatewayAuthorizerResult, arn: string): 'Allow' | 'Deny' {
+  let allowed = false;
+  for (const statement of result.policyDocument?.Statement ?? []) {
+    const resources = 'Resource' in statement ? [statement.Resource].flat() : [];
+    if (!resources.some((r) => typeof r === 'string' && resourceMatches(r, arn))) continue;
+    if (statement.Effect === 'Deny') return 'Deny';
+    if (statement.Effect === 'Allow') allowed = true;
+  }
+  return allowed ? 'Allow' : 'Deny';
+}
+
+export async function authorize(event: APIGatewayProxyEvent): Promise<AuthOutcome> {
+  const header = Object.entries(event.headers).find(([name]) => name.toLowerCase() === 'authorization')?.[1];
+  if (!header) return { allowed: false, response: 'UNAUTHORIZED' };
+
+  const arn = methodArn(event.httpMethod, event.resource);
+  const started = Date.now();
+  let result = cache.get(header);
+  if (!result || result.expires <= Date.now()) {
+    const authorizerEvent: APIGatewayRequestAuthorizerEvent = {
+      type: 'REQUEST',
+      methodArn: arn,
+      resource: event.resource,
+      path: event.path,
+      httpMethod: event.httpMethod,
+      headers: event.headers,
+      multiValueHeaders: event.multiValueHeaders,
+      pathParameters: event.pathParameters,
+      queryStringParameters: event.queryStringParameters,
+      multiValueQueryStringParameters: event.multiValueQueryStringParameters,
+      stageVariables: event.stageVariables,
+      requestContext: event.requestContext as APIGatewayRequestAuthorizerEvent['requestContext'],
+    };
+    try {
+      const output = await (await loadAuthorizer())(authorizerEvent, {});
+      result = { expires: Date.now() + ttlSeconds * 1000, result: output };
+      if (ttlSeconds > 0) cache.set(header, result);
+    } catch (error) {
+      if (error instanceof Error && error.message === 'Unauthorized') return { allowed: false, response: 'UNAUTHORIZED' };
+      log.error('authorizer failed', { requestId: event.requestContext.requestId, error });
+      return { allowed: false, response: 'AUTHORIZER_FAILURE' };
+    }
+  }
+  const { result: output } = result;
+  if (effectFor(output, arn) === 'Deny') {
+    const message = output.context?.message;
+    return { allowed: false, response: 'ACCESS_DENIED', ...(typeof message === 'string' ? { message } : {}) };
+  }
+  // API Gateway hands context values to a REST proxy integration as strings.
+  const context: Record<string, string> = { principalId: output.principalId, integrationLatency: String(Date.now() - started) };
+  for (const [key, value] of Object.entries(output.context ?? {})) context[key] = String(value);
+  return { allowed: true, context };
+}

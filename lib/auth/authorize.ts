@@ -1,0 +1,75 @@
+/**
+ * The authorizer's decision: from an Authorization header to an Allow policy with the customer's plan and limits,
+ * or a Deny whose message tells the caller what is wrong. Format, checksum and environment are checked before any
+ * DynamoDB read; then one GetItem for the key and one for its customer.
+ */
+import type { APIGatewayAuthorizerResult } from 'aws-lambda';
+import type { AuthContext } from './context.js';
+import { checkKey, KEY_PREFIX, type Stage } from './keys.js';
+import { type AuthStore, limitsOf } from './store.js';
+
+export type Refusal = 'missing' | 'scheme' | 'malformed' | 'checksum' | 'other-environment' | 'unknown' | 'revoked' | 'no-customer';
+
+const MESSAGES: Record<Refusal, (stage: Stage) => string> = {
+  missing: () => 'The Authorization header is missing: send Authorization: Bearer <API key>',
+  scheme: () => 'The Authorization header must use the Bearer scheme: Authorization: Bearer <API key>',
+  malformed: (stage) => `The API key is malformed: a ${stage} key is ${KEY_PREFIX[stage]} followed by 36 letters and digits`,
+  checksum: () => 'The API key is not valid (its checksum does not match): check that it was copied whole',
+  'other-environment': (stage) =>
+    `The API key belongs to the other environment: ${stage} takes ${KEY_PREFIX[stage]} keys; use the key issued for this one`,
+  unknown: () => 'The API key is not recognised: check it, or ask for a new one',
+  revoked: () => 'The API key has been revoked: use another key of your account',
+  'no-customer': () => 'The API key is not attached to an active customer: ask for a new one',
+};
+
+export type Decision = { allow: true; context: AuthContext } | { allow: false; refusal: Refusal; message: string };
+
+const BEARER = /^\s*(\S+)(?:\s+(\S*))?\s*$/;
+
+export function refuse(refusal: Refusal, stage: Stage): Decision {
+  return { allow: false, refusal, message: MESSAGES[refusal](stage) };
+}
+
+export async function decide(authorization: string | undefined, stage: Stage, store: AuthStore): Promise<Decision> {
+  if (!authorization?.trim()) return refuse('missing', stage);
+  const match = BEARER.exec(authorization);
+  if (match?.[1]?.toLowerCase() !== 'bearer') return refuse('scheme', stage);
+  const key = match[2] ?? '';
+  const check = checkKey(key);
+  if (!check.ok) return refuse(check.reason === 'checksum' ? 'checksum' : 'malformed', stage);
+  if (check.stage !== stage) return refuse('other-environment', stage);
+
+  const record = await store.findKey(key);
+  if (!record || record.stage !== stage) return refuse('unknown', stage);
+  if (record.status !== 'active') return refuse('revoked', stage);
+  const customer = await store.getCustomer(record.customerId);
+  if (!customer) return refuse('no-customer', stage);
+  const limits = limitsOf(customer);
+  return {
+    allow: true,
+    context: { customerId: customer.customerId, keyId: record.keyId, plan: customer.plan, ...limits },
+  };
+}
+
+/** Every method of the stage: API Gateway caches one result per key and reuses it across operations. */
+export function stageWildcard(methodArn: string): string {
+  const [arnPrefix, stageName] = methodArn.split('/');
+  return `${arnPrefix}/${stageName}/*/*`;
+}
+
+export function toPolicy(decision: Decision, methodArn: string): APIGatewayAuthorizerResult {
+  const resource = stageWildcard(methodArn);
+  if (decision.allow) {
+    return {
+      principalId: decision.context.customerId,
+      policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: resource }] },
+      context: { ...decision.context },
+    };
+  }
+  return {
+    principalId: 'anonymous',
+    policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Deny', Resource: resource }] },
+    // The ACCESS_DENIED gateway response turns this into the 401 Error body's message.
+    context: { message: decision.message, reason: decision.refusal },
+  };
+}

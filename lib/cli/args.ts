@@ -1,0 +1,48 @@
+/**
+ * Argument rules of the admin CLI. Every check happens before any write; a violation is a UsageError, which the
+ * CLI prints in one line and exits 2 for.
+ */
+import * as v from 'valibot';
+import { CUSTOM_LIMIT_MAX, PLAN_NAMES, type Plan } from '../plans.js';
+
+export class UsageError extends Error {}
+
+export const CustomerIdSchema = v.pipe(
+  v.string(),
+  v.regex(
+    /^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$/,
+    'a customer id is 1 to 64 letters, digits, "_", ".", "@" or "-", starting with a letter or digit',
+  ),
+);
+export const KeyIdSchema = v.pipe(
+  v.string(),
+  v.regex(/^key_[0-9A-Za-z]{16}$/, 'a key id looks like key_ followed by 16 letters and digits'),
+);
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the rule is exactly "no control characters"
+const KeyNameSchema = v.pipe(v.string(), v.minLength(1), v.maxLength(100), v.regex(/^[^\u0000-\u001f\u007f]*$/));
+
+export function parseWith<T>(schema: v.GenericSchema<unknown, T>, value: unknown, what: string): T {
+  const result = v.safeParse(schema, value);
+  if (!result.success) throw new UsageError(`${what}: ${result.issues[0]?.message ?? 'invalid'} (got ${JSON.stringify(value)})`);
+  return result.output;
+}
+
+export function parsePlan(value: string | undefined): Plan {
+  if (!value) throw new UsageError(`missing plan: one of ${PLAN_NAMES.join(', ')}`);
+  const plan = value.toLowerCase();
+  if (!(PLAN_NAMES as readonly string[]).includes(plan)) throw new UsageError(`unknown plan "${value}": one of ${PLAN_NAMES.join(', ')}`);
+  return plan as Plan;
+}
+
+export function parseLimit(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value)) throw new UsageError(`${flag} must be a whole number, got "${value}"`);
+  const n = Number(value);
+  if (n < 1 || n > CUSTOM_LIMIT_MAX) throw new UsageError(`${flag} must be between 1 and ${CUSTOM_LIMIT_MAX}, got ${value}`);
+  return n;
+}
+
+export function parseKeyName(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  return parseWith(KeyNameSchema, value, '--name must be 1 to 100 characters without control characters');
+}

@@ -1,0 +1,59 @@
+/** Fixed windows aligned to the UTC minute and the UTC day, and what a client is told about them. */
+import type { Limits } from '../plans.js';
+
+export const MINUTE = 60;
+export const DAY = 86_400;
+
+export interface WindowState {
+  /** Start of the minute window (Unix seconds) and requests admitted in it. */
+  minuteStart: number;
+  minuteCount: number;
+  dayStart: number;
+  dayCount: number;
+}
+
+export interface WindowView {
+  name: 'minute' | 'day';
+  limit: number;
+  remaining: number;
+  /** Unix seconds at which the window ends. */
+  reset: number;
+}
+
+export function windowStarts(nowSeconds: number): { minuteStart: number; dayStart: number } {
+  return { minuteStart: nowSeconds - (nowSeconds % MINUTE), dayStart: nowSeconds - (nowSeconds % DAY) };
+}
+
+/** The counts as they stand at `nowSeconds`: a window that has ended counts as empty. */
+export function currentCounts(state: Partial<WindowState>, nowSeconds: number): WindowState {
+  const { minuteStart, dayStart } = windowStarts(nowSeconds);
+  return {
+    minuteStart,
+    minuteCount: state.minuteStart === minuteStart ? (state.minuteCount ?? 0) : 0,
+    dayStart,
+    dayCount: state.dayStart === dayStart ? (state.dayCount ?? 0) : 0,
+  };
+}
+
+export function views(state: WindowState, limits: Limits): { minute: WindowView; day: WindowView } {
+  return {
+    minute: {
+      name: 'minute',
+      limit: limits.perMinute,
+      remaining: Math.max(0, limits.perMinute - state.minuteCount),
+      reset: state.minuteStart + MINUTE,
+    },
+    day: { name: 'day', limit: limits.perDay, remaining: Math.max(0, limits.perDay - state.dayCount), reset: state.dayStart + DAY },
+  };
+}
+
+/** The window with the fewest requests left; on a tie, the day window (CONTRACT.md). */
+export function tightest(windows: { minute: WindowView; day: WindowView }): WindowView {
+  return windows.minute.remaining < windows.day.remaining ? windows.minute : windows.day;
+}
+
+/** The window that refuses a request: of those used up, the one that resets last. */
+export function blocking(windows: { minute: WindowView; day: WindowView }): WindowView | undefined {
+  const exhausted = [windows.minute, windows.day].filter((w) => w.remaining === 0);
+  return exhausted.sort((a, b) => b.reset - a.reset)[0];
+}

@@ -1,0 +1,42 @@
+/** Customers and keys made straight in this test file's tables, as the admin CLI would make them. */
+import { randomUUID } from 'node:crypto';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Stage } from '../../lib/auth/keys.js';
+import { authStore } from '../../lib/auth/store.js';
+import { createDynamoClient } from '../../lib/dynamo/create-client.js';
+import type { Limits, Plan } from '../../lib/plans.js';
+
+export const testDb = DynamoDBDocumentClient.from(createDynamoClient(process.env.DYNAMODB_ENDPOINT), {
+  marshallOptions: { removeUndefinedValues: true },
+});
+
+export const testAuthStore = authStore(testDb, {
+  customers: process.env.CUSTOMERS_TABLE as string,
+  keys: process.env.KEYS_TABLE as string,
+});
+
+export interface TestCustomer {
+  customerId: string;
+  apiKey: string;
+  keyId: string;
+  authorization: string;
+}
+
+export async function makeCustomer(plan: Plan = 'enterprise', limits?: Limits, stage = process.env.STAGE as Stage): Promise<TestCustomer> {
+  const customerId = `cust-${randomUUID().slice(0, 12)}`;
+  await testAuthStore.setPlan(
+    customerId,
+    plan,
+    plan === 'enterprise' ? (limits ?? { perMinute: 1_000_000, perDay: 1_000_000_000 }) : undefined,
+  );
+  const { apiKey, record } = await testAuthStore.createKey(customerId, stage);
+  return { customerId, apiKey, keyId: record.keyId, authorization: `Bearer ${apiKey}` };
+}
+
+export async function addKey(
+  customerId: string,
+  stage = process.env.STAGE as Stage,
+): Promise<{ apiKey: string; keyId: string; authorization: string }> {
+  const { apiKey, record } = await testAuthStore.createKey(customerId, stage);
+  return { apiKey, keyId: record.keyId, authorization: `Bearer ${apiKey}` };
+}
