@@ -19,7 +19,8 @@ function redact(value: unknown, depth = 0): unknown {
 
 type Level = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 const order: Record<Level, number> = { DEBUG: 10, INFO: 20, WARN: 30, ERROR: 40 };
-const threshold = order[(process.env.LOG_LEVEL?.toUpperCase() as Level) ?? 'INFO'] ?? order.INFO;
+/** Read at each call, so a test (or an operator's environment change) takes effect without a reload. */
+const threshold = () => order[(process.env.LOG_LEVEL?.toUpperCase() as Level) ?? 'INFO'] ?? order.INFO;
 
 export type LogSink = (line: string) => void;
 let sink: LogSink = (line) => process.stdout.write(`${line}\n`);
@@ -30,7 +31,7 @@ export function setLogSink(next: LogSink): void {
 }
 
 function write(level: Level, message: string, fields?: Record<string, unknown>): void {
-  if (order[level] < threshold) return;
+  if (order[level] < threshold()) return;
   sink(JSON.stringify({ level, message: redact(message), ...(redact(fields ?? {}) as object) }));
 }
 

@@ -7,6 +7,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createDynamoClient } from '../../lib/dynamo/create-client.js';
 import { localTableNames } from '../../lib/dynamo/tables.js';
+import { DEMO_CUSTOMER, issueDemoKey } from './demo-key.js';
 import { type DynamoLocal, JavaMissingError, startDynamoLocal } from './dynamodb-local.js';
 import { ensureTables } from './tables.js';
 
@@ -60,10 +61,19 @@ async function main(): Promise<void> {
   }
   const client = createDynamoClient(endpoint);
   for (const { stage } of STAGES) await ensureTables(client, localTableNames(stage));
+  const demoKeys = await Promise.all(STAGES.map(({ stage }) => issueDemoKey(client, stage)));
   client.destroy();
 
   const urls = await Promise.all(STAGES.map(({ stage, port }) => startStage(stage, port, endpoint)));
   for (const [i, { stage }] of STAGES.entries()) console.log(`${stage.padEnd(10)} ${urls[i]}`);
+  console.log(`
+Try it with this run's demo keys (customer "${DEMO_CUSTOMER}", pro plan; a new start revokes them):
+${STAGES.map((_, i) => `  curl -H 'Authorization: Bearer ${demoKeys[i]}' ${urls[i]}/categories`).join('\n')}
+
+Make your own customers and keys (add --stage staging for staging):
+  npm run petstore -- customers set-plan acme free
+  npm run petstore -- keys create acme
+`);
   console.log('Pet Store API ready (Ctrl-C to stop)');
 }
 

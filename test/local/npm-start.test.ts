@@ -13,9 +13,23 @@ import { startLocal } from '../support/start-process.js';
 const dataDir = mkdtempSync(join(tmpdir(), 'petstore-start-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
+/** The ready-to-paste curl lines `npm start` prints: base URL → demo key. */
+function demoKeys(output: string): Map<string, string> {
+  const keys = new Map<string, string>();
+  for (const [, key, base] of output.matchAll(/curl -H 'Authorization: Bearer (pet_\w+)' (\S+)\/categories/g))
+    keys.set(base as string, key as string);
+  return keys;
+}
+let keys = new Map<string, string>();
+const auth = (base: string) => ({ Authorization: `Bearer ${keys.get(base)}` });
 const createCategory = (base: string, name: string) =>
-  fetch(`${base}/categories`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ name }) });
-const listNames = async (base: string) => ((await (await fetch(`${base}/categories`)).json()) as { name: string }[]).map((c) => c.name);
+  fetch(`${base}/categories`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...auth(base) },
+    body: JSON.stringify({ name }),
+  });
+const listNames = async (base: string) =>
+  ((await (await fetch(`${base}/categories`, { headers: auth(base) })).json()) as { name: string }[]).map((c) => c.name);
 const portOpen = (port: number) =>
   new Promise<boolean>((resolve) => {
     const socket = createConnection({ port, host: '127.0.0.1' });
@@ -31,6 +45,11 @@ describe('npm start', () => {
     const first = await startLocal({ DATA_DIR: dataDir });
     expect(first.output()).toContain(first.production);
     expect(first.output()).toContain(first.staging);
+    keys = demoKeys(first.output());
+    expect(keys.get(first.production)).toMatch(/^pet_live_/);
+    expect(keys.get(first.staging)).toMatch(/^pet_test_/);
+    // Each environment refuses the other's key.
+    expect((await fetch(`${first.production}/categories`, { headers: auth(first.staging) })).status).toBe(401);
     expect((await createCategory(first.production, 'Only in production')).status).toBe(201);
     expect((await createCategory(first.staging, 'Only in staging')).status).toBe(201);
     expect(await listNames(first.production)).toEqual(['Only in production']);
@@ -39,6 +58,11 @@ describe('npm start', () => {
     expect(await portOpen(Number(first.env.DYNAMODB_PORT))).toBe(false);
 
     const second = await startLocal({ DATA_DIR: dataDir });
+    const oldKeys = keys;
+    keys = demoKeys(second.output());
+    expect(
+      (await fetch(`${second.production}/categories`, { headers: { Authorization: `Bearer ${oldKeys.get(first.production)}` } })).status,
+    ).toBe(401);
     expect(await listNames(second.production)).toEqual(['Only in production']);
     expect(await listNames(second.staging)).toEqual(['Only in staging']);
     expect((await (await createCategory(second.production, 'After restart')).json()) as { id: number }).toMatchObject({ id: 2 });

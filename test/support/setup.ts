@@ -16,5 +16,6 @@ process.env.DYNAMODB_ENDPOINT = endpoint;
 Object.assign(process.env, localTableNames(process.env.STAGE, TEST_PREFIX));
 
 const client = createDynamoClient(endpoint);
-await ensureTables(client, localTableNames(process.env.STAGE, TEST_PREFIX));
+// Both environments' tables: the CLI tests act on staging too.
+await Promise.all(['production', 'staging'].map((stage) => ensureTables(client, localTableNames(stage, TEST_PREFIX))));
 client.destroy();

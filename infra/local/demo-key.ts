@@ -1,0 +1,23 @@
+/**
+ * A demo customer and key per environment for `npm start`, so that the first curl works without reading the CLI
+ * docs. Each start issues a fresh demo key (the plaintext is never stored, so an old one cannot be shown again)
+ * and revokes the previous ones, leaving one working demo key at a time.
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Stage } from '../../lib/auth/keys.js';
+import { authStore } from '../../lib/auth/store.js';
+import { localTableNames } from '../../lib/dynamo/tables.js';
+
+export const DEMO_CUSTOMER = 'demo';
+const DEMO_KEY_NAME = 'npm start demo';
+
+export async function issueDemoKey(client: DynamoDBClient, stage: Stage): Promise<string> {
+  const tables = localTableNames(stage);
+  const store = authStore(DynamoDBDocumentClient.from(client), { customers: tables.CUSTOMERS_TABLE, keys: tables.KEYS_TABLE });
+  if (!(await store.getCustomer(DEMO_CUSTOMER))) await store.setPlan(DEMO_CUSTOMER, 'pro');
+  for (const key of await store.listKeys(DEMO_CUSTOMER)) {
+    if (key.name === DEMO_KEY_NAME && key.status === 'active') await store.revokeKey(key.keyId);
+  }
+  return (await store.createKey(DEMO_CUSTOMER, stage, DEMO_KEY_NAME)).apiKey;
+}

@@ -1,0 +1,141 @@
+/**
+ * The admin CLI end to end: customers, keys and usage against DynamoDB Local, the key working on the API of its
+ * own environment only, revocation, and bad input exiting 2 without writing anything.
+ */
+import { spawnSync } from 'node:child_process';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { petstore } from '../support/cli.js';
+import { testDb } from '../support/customers.js';
+import { useGateway } from '../support/http.js';
+
+const { call } = useGateway();
+
+async function tableContents(): Promise<string> {
+  const names = [process.env.CUSTOMERS_TABLE, process.env.KEYS_TABLE, process.env.COUNTERS_TABLE, process.env.CATEGORIES_TABLE];
+  const scans = await Promise.all(names.map((TableName) => testDb.send(new ScanCommand({ TableName, ConsistentRead: true }))));
+  return JSON.stringify(scans.map((s) => (s.Items ?? []).map((i) => JSON.stringify(i)).sort()));
+}
+
+describe('petstore CLI: customers, keys, revocation', () => {
+  let apiKey: string;
+  let keyId: string;
+
+  beforeAll(async () => {
+    const plan = await petstore('customers', 'set-plan', 'acme', 'free', '--json');
+    expect(plan.code).toBe(0);
+    expect(JSON.parse(plan.stdout)).toEqual({ customerId: 'acme', plan: 'free', perMinute: 60, perDay: 1000, stage: 'production' });
+    const created = await petstore('keys', 'create', 'acme', '--name', 'ci key', '--json');
+    expect(created.code).toBe(0);
+    const output = JSON.parse(created.stdout);
+    expect(Object.keys(output).sort()).toEqual(['apiKey', 'customerId', 'keyId', 'plan', 'stage']);
+    expect(output).toMatchObject({ customerId: 'acme', plan: 'free', stage: 'production', keyId: expect.stringMatching(/^key_/) });
+    apiKey = output.apiKey;
+    keyId = output.keyId;
+  });
+
+  it('issues a production key that works on production', async () => {
+    expect(apiKey).toMatch(/^pet_live_[0-9A-Za-z]{36}$/);
+    const answer = await call('/rate-limit', { key: apiKey });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ customerId: 'acme', plan: 'free', minute: { limit: 60 }, day: { limit: 1000 } });
+  });
+
+  it('a staging key of the same customer gets 401 on production', async () => {
+    expect((await petstore('customers', 'set-plan', 'acme', 'free', '--stage', 'staging')).code).toBe(0);
+    const staging = JSON.parse((await petstore('keys', 'create', 'acme', '--stage', 'staging', '--json')).stdout);
+    expect(staging.apiKey).toMatch(/^pet_test_/);
+    const answer = await call('/categories', { key: staging.apiKey });
+    expect(answer.status).toBe(401);
+    expect((answer.body as { message: string }).message).toMatch(/other environment/);
+  });
+
+  it('lists keys without showing them, then revokes: 401 from then on', async () => {
+    const listed = await petstore('keys', 'list', 'acme', '--json');
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).not.toContain(apiKey);
+    expect(JSON.parse(listed.stdout)).toContainEqual(
+      expect.objectContaining({ keyId, customerId: 'acme', status: 'active', name: 'ci key' }),
+    );
+
+    const revoked = await petstore('keys', 'revoke', keyId);
+    expect(revoked.code).toBe(0);
+    expect(revoked.stdout).toContain(keyId);
+    const answer = await call('/categories', { key: apiKey });
+    expect(answer.status).toBe(401);
+    expect((answer.body as { message: string }).message).toMatch(/revoked/);
+    expect(JSON.parse((await petstore('keys', 'list', 'acme', '--json')).stdout)).toContainEqual(
+      expect.objectContaining({ keyId, status: 'revoked' }),
+    );
+  });
+
+  it('sets enterprise limits, and changes plans', async () => {
+    const result = await petstore('customers', 'set-plan', 'bigco', 'enterprise', '--per-minute', '5000', '--per-day', '2000000', '--json');
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ plan: 'enterprise', perMinute: 5000, perDay: 2000000 });
+    const downgraded = JSON.parse((await petstore('customers', 'set-plan', 'bigco', 'pro', '--json')).stdout);
+    expect(downgraded).toMatchObject({ plan: 'pro', perMinute: 300, perDay: 10000 });
+  });
+
+  it('shows usage and lifts a ban that is not there', async () => {
+    const usage = await petstore('usage', 'acme', '--json');
+    expect(usage.code).toBe(0);
+    expect(JSON.parse(usage.stdout)).toMatchObject({ customerId: 'acme', plan: 'free', ban: { active: false, until: null } });
+    const unban = await petstore('unban', 'acme', '--json');
+    expect(JSON.parse(unban.stdout)).toEqual({ customerId: 'acme', wasBanned: false });
+  });
+});
+
+describe('petstore CLI: bad input exits 2, says why, writes nothing', () => {
+  it.each([
+    [[], /Usage/],
+    [['frobnicate'], /unknown command/],
+    [['customers'], /unknown command/],
+    [['customers', 'set-plan'], /needs 2 arguments/],
+    [['customers', 'set-plan', 'acme2'], /needs 2 arguments/],
+    [['customers', 'set-plan', 'acme2', 'gold'], /unknown plan "gold"/],
+    [['customers', 'set-plan', 'acme2', 'enterprise'], /needs both --per-minute and --per-day/],
+    [['customers', 'set-plan', 'acme2', 'enterprise', '--per-minute', '10'], /needs both/],
+    [['customers', 'set-plan', 'acme2', 'enterprise', '--per-minute', 'ten', '--per-day', '100'], /whole number/],
+    [['customers', 'set-plan', 'acme2', 'enterprise', '--per-minute', '0', '--per-day', '100'], /between 1 and/],
+    [['customers', 'set-plan', 'acme2', 'enterprise', '--per-minute', '-5', '--per-day', '100'], /./],
+    [['customers', 'set-plan', 'acme2', 'enterprise', '--per-minute', '500', '--per-day', '100'], /cannot exceed/],
+    [['customers', 'set-plan', 'acme2', 'free', '--per-minute', '500'], /enterprise plan only/],
+    [['customers', 'set-plan', 'bad id!', 'free'], /customerId/],
+    [['customers', 'set-plan', 'acme2', 'free', 'extra'], /at most 2/],
+    [['customers', 'set-plan', 'acme2', 'free', '--stage', 'prod'], /--stage must be/],
+    [['customers', 'set-plan', 'acme2', 'free', '--colour', 'red'], /Unknown option/],
+    [['keys', 'create'], /needs 1 argument/],
+    [['keys', 'create', 'nobody-here'], /no customer "nobody-here"/],
+    [['keys', 'create', 'acme2', '--name', ''], /--name/],
+    [['keys', 'create', 'acme2', '--per-day', '5'], /does not apply/],
+    [['keys', 'revoke', 'not-a-key-id'], /keyId/],
+    [['keys', 'revoke', 'key_0000000000000000'], /no key "key_0000000000000000"/],
+    [['keys', 'list', 'a', 'b'], /at most 1/],
+    [['usage'], /needs 1 argument/],
+    [['usage', 'nobody-here'], /no customer/],
+    [['unban', 'nobody-here'], /no customer/],
+  ])('%j', async (args, message) => {
+    const before = await tableContents();
+    const result = await petstore(...(args as string[]));
+    expect(result.code).toBe(2);
+    expect(result.stderr + result.stdout).toMatch(message);
+    expect(result.stderr.split('\n').filter(Boolean).length).toBeLessThanOrEqual(2);
+    expect(await tableContents()).toBe(before);
+  });
+
+  it('--json errors are one JSON object', async () => {
+    const result = await petstore('keys', 'create', 'nobody-here', '--json');
+    expect(result.code).toBe(2);
+    expect(JSON.parse(result.stderr)).toEqual({ error: 'USAGE', message: expect.stringMatching(/no customer/) });
+  });
+
+  it('exits 1 with one line when DynamoDB cannot be reached', () => {
+    const unreachable = spawnSync(process.execPath, ['--import', 'tsx', 'lib/cli/main.ts', 'usage', 'acme'], {
+      env: { ...process.env, DYNAMODB_ENDPOINT: 'http://127.0.0.1:9' },
+      encoding: 'utf8',
+    });
+    expect(unreachable.status).toBe(1);
+    expect(unreachable.stderr.trim().split('\n')).toEqual([expect.stringMatching(/cannot reach local DynamoDB/)]);
+  });
+});

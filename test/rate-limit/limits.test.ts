@@ -1,0 +1,254 @@
+/**
+ * The plan limits of CONTRACT.md through the real Middy chain against DynamoDB Local, with the clock moved across
+ * minute and day boundaries: exact counts, headers on every response, 429 with Retry-After, bans.
+ */
+import { randomUUID } from 'node:crypto';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { afterEach, describe, expect, it } from 'vitest';
+import { handler as createCategory } from '../../functions/create-category.js';
+import { handler as getRateLimitStatus } from '../../functions/get-rate-limit-status.js';
+import { handler as listCategories } from '../../functions/list-categories.js';
+import { resetClock, setClock } from '../../lib/clock.js';
+import { PLAN_LIMITS, type Plan } from '../../lib/plans.js';
+import { counters } from '../../lib/rate-limit/instance.js';
+import { testDb } from '../support/customers.js';
+import { type Answer, invoke, proxyEvent } from '../support/events.js';
+
+/**
+ * 2036-03-10 12:34:00 UTC: a minute start, well inside a day, and in the future: DynamoDB Local applies the
+ * counters' TTL, so a clock in the past would see its counter items deleted under it.
+ */
+const T0 = Date.UTC(2036, 2, 10, 12, 34, 0);
+const DAY_START = Date.UTC(2036, 2, 10) / 1000;
+let now = T0;
+setClock(() => now);
+afterEach(() => {
+  now = T0;
+});
+
+function customer(plan: Plan, limits = plan === 'enterprise' ? { perMinute: 5, perDay: 50 } : PLAN_LIMITS[plan]) {
+  const customerId = `rl-${plan}-${randomUUID().slice(0, 8)}`;
+  const authorizer = {
+    principalId: customerId,
+    customerId,
+    keyId: 'key_0000000000000000',
+    plan,
+    perMinute: String(limits.perMinute),
+    perDay: String(limits.perDay),
+  };
+  return {
+    customerId,
+    limits,
+    list: () => invoke(listCategories, proxyEvent({ authorizer })),
+    status: () => invoke(getRateLimitStatus, proxyEvent({ path: '/rate-limit', authorizer })),
+  };
+}
+
+async function counterItem(customerId: string) {
+  return (await testDb.send(new GetCommand({ TableName: process.env.COUNTERS_TABLE, Key: { customerId }, ConsistentRead: true }))).Item;
+}
+
+async function times(n: number, fn: () => Promise<Answer>): Promise<Answer[]> {
+  const out: Answer[] = [];
+  for (let i = 0; i < n; i++) out.push(await fn());
+  return out;
+}
+
+describe('per-minute limits of each plan, at the boundary', () => {
+  it.each(['free', 'pro', 'business'] as const)(
+    '%s: the limit-th request is admitted, the next refused until the next minute',
+    async (plan) => {
+      const c = customer(plan);
+      now = T0 + 10_000;
+      const answers = await times(c.limits.perMinute, c.list);
+      expect(answers.every((a) => a.status === 200)).toBe(true);
+      expect(answers.at(-1)?.headers['X-RateLimit-Remaining']).toBe('0');
+
+      const refused = await c.list();
+      expect(refused.status).toBe(429);
+      expect(refused.body).toEqual({
+        code: 'RATE_LIMIT_EXCEEDED',
+        message: expect.stringMatching(new RegExp(`${c.limits.perMinute} requests per minute`)),
+        status: 429,
+      });
+      expect(refused.headers['Retry-After']).toBe('50');
+      expect(refused.headers['X-RateLimit-Limit']).toBe(String(c.limits.perMinute));
+      expect(refused.headers['X-RateLimit-Remaining']).toBe('0');
+      expect(refused.headers['X-RateLimit-Reset']).toBe(String(T0 / 1000 + 60));
+
+      now = T0 + 60_000;
+      const next = await c.list();
+      expect(next.status).toBe(200);
+      expect((await counterItem(c.customerId))?.dc).toBe(c.limits.perMinute + 1);
+    },
+  );
+});
+
+describe('per-day limits', () => {
+  it.each(['free', 'pro', 'business'] as const)('%s: the day limit holds across minutes and resets at the UTC day', async (plan) => {
+    const c = customer(plan);
+    // The day's count so far, as earlier minutes left it: one below the limit.
+    await testDb.send(
+      new PutCommand({
+        TableName: process.env.COUNTERS_TABLE,
+        Item: { customerId: c.customerId, m: T0 / 1000 - 60, mc: 3, d: DAY_START, dc: c.limits.perDay - 1 },
+      }),
+    );
+    const last = await c.list();
+    expect(last.status).toBe(200);
+    expect(last.headers['X-RateLimit-Remaining']).toBe('0');
+    expect(last.headers['X-RateLimit-Limit']).toBe(String(c.limits.perDay));
+
+    now = T0 + 5 * 60_000;
+    const refused = await c.list();
+    expect(refused.status).toBe(429);
+    expect(refused.headers['X-RateLimit-Reset']).toBe(String(DAY_START + 86_400));
+    expect(Number(refused.headers['Retry-After'])).toBe(DAY_START + 86_400 - (T0 + 5 * 60_000) / 1000);
+    expect(refused.body).toMatchObject({ message: expect.stringMatching(/per day/) });
+
+    now = (DAY_START + 86_400) * 1000 + 1_000;
+    expect((await c.list()).status).toBe(200);
+    expect(await counterItem(c.customerId)).toMatchObject({ d: DAY_START + 86_400, dc: 1, mc: 1 });
+  });
+
+  it('a refused request does not count', async () => {
+    const c = customer('enterprise');
+    await times(5, c.list);
+    await times(3, c.list);
+    expect(await counterItem(c.customerId)).toMatchObject({ mc: 5, dc: 5 });
+  });
+});
+
+describe('rate-limit headers on every response', () => {
+  it('X-RateLimit-* describe the window with the fewest requests left; RateLimit-Policy and RateLimit both windows', async () => {
+    const c = customer('free');
+    now = T0 + 15_000;
+    const first = await c.list();
+    expect(first.headers).toMatchObject({
+      'X-RateLimit-Limit': '60',
+      'X-RateLimit-Remaining': '59',
+      'X-RateLimit-Reset': String(T0 / 1000 + 60),
+      'RateLimit-Policy': '"minute";q=60;w=60, "day";q=1000;w=86400',
+      RateLimit: `"minute";r=59;t=45, "day";r=999;t=${DAY_START + 86_400 - (T0 + 15_000) / 1000}`,
+    });
+  });
+
+  it('on a tie the day window is shown', async () => {
+    const c = customer('enterprise', { perMinute: 10, perDay: 10 });
+    const answer = await c.list();
+    expect(answer.headers['X-RateLimit-Remaining']).toBe('9');
+    expect(answer.headers['X-RateLimit-Reset']).toBe(String(DAY_START + 86_400));
+  });
+
+  it('errors carry them too: a 400 after admission counts and shows the count', async () => {
+    const c = customer('free');
+    const authorizer = { customerId: c.customerId, keyId: 'key_0000000000000000', plan: 'free', perMinute: '60', perDay: '1000' };
+    const bad = await invoke(
+      createCategory,
+      proxyEvent({ method: 'POST', body: '{', headers: { 'Content-Type': 'application/json' }, authorizer }),
+    );
+    expect(bad.status).toBe(400);
+    expect(bad.headers['X-RateLimit-Remaining']).toBe('59');
+  });
+});
+
+describe('exact under concurrency', () => {
+  it('300 concurrent requests against a limit of 60: exactly 60 admitted, 240 refused, counters equal 60', async () => {
+    const c = customer('free');
+    const answers = await Promise.all(Array.from({ length: 300 }, () => c.list()));
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(60);
+    expect(answers.filter((a) => a.status === 429)).toHaveLength(240);
+    expect(await counterItem(c.customerId)).toMatchObject({ mc: 60, dc: 60 });
+  });
+
+  it('concurrent requests on both sides of a minute boundary: each minute admits exactly its limit', async () => {
+    const c = customer('enterprise', { perMinute: 20, perDay: 1_000 });
+    let flip = 0;
+    setClock(() => (flip++ % 2 === 0 ? T0 + 59_999 : T0 + 60_000));
+    const answers = await Promise.all(Array.from({ length: 100 }, () => c.list()));
+    setClock(() => now);
+    const admitted = answers.filter((a) => a.status === 200).length;
+    // Windows never move backwards, so requests stamped in the old minute after the roll count in the new one.
+    expect(admitted).toBeGreaterThanOrEqual(20);
+    expect(admitted).toBeLessThanOrEqual(40);
+    expect((await counterItem(c.customerId))?.dc).toBe(admitted);
+  });
+});
+
+describe('temporary ban', () => {
+  it('refusals reaching max(10, per-minute limit) in one minute ban all keys for BAN_SECONDS; a ban is not extended', async () => {
+    const c = customer('enterprise', { perMinute: 5, perDay: 1_000 });
+    now = T0 + 1_000;
+    await times(5, c.list);
+    const refusals = await times(9, c.list);
+    expect(refusals.every((a) => a.status === 429 && (a.body as { code: string }).code === 'RATE_LIMIT_EXCEEDED')).toBe(true);
+
+    const tenth = await c.list();
+    expect(tenth.body).toMatchObject({ code: 'API_KEY_TEMPORARILY_BANNED', status: 429 });
+    const banEnd = (T0 + 1_000) / 1000 + 900;
+    expect(tenth.headers['Retry-After']).toBe('900');
+    expect(tenth.headers['X-RateLimit-Reset']).toBe(String(banEnd));
+
+    now = T0 + 120_000; // a new minute with quota, but the ban holds
+    const during = await c.list();
+    expect(during.body).toMatchObject({ code: 'API_KEY_TEMPORARILY_BANNED' });
+    expect(during.headers['X-RateLimit-Reset']).toBe(String(banEnd));
+    expect(during.headers['Retry-After']).toBe(String(banEnd - (T0 + 120_000) / 1000));
+    expect(during.headers['X-RateLimit-Remaining']).toBe('0');
+    expect((await c.status()).body).toMatchObject({ ban: { active: true, until: banEnd } });
+
+    now = banEnd * 1000;
+    expect((await c.list()).status).toBe(200);
+  });
+
+  it('the threshold is the per-minute limit when that is above 10, and unban lifts a ban', async () => {
+    const c = customer('enterprise', { perMinute: 12, perDay: 1_000 });
+    await times(12, c.list);
+    const refusals = await times(12, c.list);
+    expect(refusals.slice(0, 11).every((a) => (a.body as { code: string }).code === 'RATE_LIMIT_EXCEEDED')).toBe(true);
+    expect(refusals[11]?.body).toMatchObject({ code: 'API_KEY_TEMPORARILY_BANNED' });
+    expect(await counters.unban(c.customerId, now)).toBe(true);
+    now = T0 + 60_000;
+    expect((await c.list()).status).toBe(200);
+  });
+});
+
+describe('GET /rate-limit', () => {
+  it('shows plan, both windows and ban, and consumes no quota', async () => {
+    const c = customer('pro');
+    now = T0 + 30_000;
+    await times(3, c.list);
+    const first = await c.status();
+    const second = await c.status();
+    expect(first.status).toBe(200);
+    expect(first.body).toEqual({
+      customerId: c.customerId,
+      plan: 'pro',
+      minute: { limit: 300, remaining: 297, reset: T0 / 1000 + 60 },
+      day: { limit: 10_000, remaining: 9_997, reset: DAY_START + 86_400 },
+      ban: { active: false, until: null },
+    });
+    expect(second.body).toEqual(first.body);
+    expect(first.headers['X-RateLimit-Remaining']).toBe('297');
+    expect(await counterItem(c.customerId)).toMatchObject({ mc: 3, dc: 3 });
+  });
+
+  it('answers 200 even when the plan is used up', async () => {
+    const c = customer('enterprise', { perMinute: 2, perDay: 100 });
+    await times(3, c.list);
+    const answer = await c.status();
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ minute: { remaining: 0 } });
+  });
+});
+
+describe('without the authorizer context', () => {
+  it('an operation refuses with 401 and the static X-RateLimit headers', async () => {
+    resetClock();
+    const answer = await invoke(listCategories, proxyEvent({ authorizer: null }));
+    setClock(() => now);
+    expect(answer.status).toBe(401);
+    expect(answer.body).toMatchObject({ code: 'UNAUTHORIZED' });
+    expect(answer.headers['X-RateLimit-Limit']).toBe('0');
+  });
+});
