@@ -1,6 +1,7 @@
 /** An in-process local gateway on a random port, and a small fetch wrapper that returns status, headers, body. */
 import { afterAll, beforeAll } from 'vitest';
 import { type Gateway, startGateway } from '../../infra/local/gateway.js';
+import { expectConformsToOpenApi } from './openapi-conformance.js';
 
 export interface HttpAnswer {
   status: number;
@@ -32,7 +33,9 @@ export function useGateway(): { url: () => string; call: (path: string, init?: R
       } catch {
         body = undefined;
       }
-      return { status: response.status, headers: response.headers, body, text };
+      const answer = { status: response.status, headers: response.headers, body, text };
+      await expectConformsToOpenApi(init?.method ?? 'GET', path, answer);
+      return answer;
     },
   };
 }
