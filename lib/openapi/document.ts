@@ -154,6 +154,8 @@ interface ErrorResponseSpec {
   status: number;
   codes: ErrorCode[];
   description: string;
+  /** The message of an example answer with the first code. */
+  example: string;
   headers?: string[];
 }
 
@@ -161,23 +163,27 @@ const UNAUTHORIZED: ErrorResponseSpec = {
   status: 401,
   codes: ['UNAUTHORIZED'],
   description: 'The API key is missing, malformed, unknown, revoked, or of the other environment.',
+  example: 'The Authorization header is missing or its API key is not valid: send Authorization: Bearer <API key>',
 };
 const TOO_MANY: ErrorResponseSpec = {
   status: 429,
   codes: ['RATE_LIMIT_EXCEEDED', 'API_KEY_TEMPORARILY_BANNED', 'THROTTLED'],
   description:
     'RATE_LIMIT_EXCEEDED: a plan window is used up. API_KEY_TEMPORARILY_BANNED: too many refused requests; every key of the customer is banned for a while. THROTTLED: the stage-wide safety throttle. Wait for `Retry-After`, and back off exponentially.',
+  example: 'The per-minute limit of your plan (60 requests) is used up; retry after the time in Retry-After',
   headers: ['Retry-After'],
 };
 const INTERNAL: ErrorResponseSpec = {
   status: 500,
   codes: ['INTERNAL_ERROR'],
   description: 'Something went wrong on our side; quote `X-Request-Id` if it persists.',
+  example: 'Something went wrong on our side; quote request id 0b6e2c1f-6d0a-4c36-9a4e-2f1b7f0c9d10 if it persists',
 };
 const UNAVAILABLE: ErrorResponseSpec = {
   status: 503,
   codes: ['SERVICE_UNAVAILABLE'],
   description: 'The data store is unreachable or throttling; retry after `Retry-After`.',
+  example: 'The service is temporarily unavailable; retry after the time in Retry-After',
   headers: ['Retry-After'],
 };
 const COMMON_ERRORS = [UNAUTHORIZED, TOO_MANY, INTERNAL, UNAVAILABLE];
@@ -186,6 +192,7 @@ const NOT_IMPLEMENTED: ErrorResponseSpec = {
   status: 501,
   codes: ['NOT_IMPLEMENTED'],
   description: 'The interface specification names this operation but does not define its shape, so it is not implemented.',
+  example: 'GET /store/orders is not implemented yet: the interface specification does not define a store order',
 };
 
 interface OperationSpec {
@@ -213,18 +220,26 @@ const OPERATIONS: Record<OperationId, OperationSpec> = {
         codes: ['MALFORMED_JSON', 'VALIDATION_FAILED'],
         description:
           'MALFORMED_JSON: the body is missing, empty or not JSON. VALIDATION_FAILED: the JSON breaks a NewCategory rule (also a body that is null, an array or a scalar); the message names the field.',
+        example: 'The request body is not valid JSON',
       },
       {
         status: 409,
         codes: ['CATEGORY_EXISTS', 'CATEGORY_LIMIT_REACHED'],
         description:
           'CATEGORY_EXISTS: the name is taken (compared ignoring case). CATEGORY_LIMIT_REACHED: the environment has 1,000 categories.',
+        example: 'A category named "Dog" already exists (names are compared ignoring case)',
       },
-      { status: 413, codes: ['PAYLOAD_TOO_LARGE'], description: `The body is over ${BODY_LIMIT}.` },
+      {
+        status: 413,
+        codes: ['PAYLOAD_TOO_LARGE'],
+        description: `The body is over ${BODY_LIMIT}.`,
+        example: 'The request body is too large; the limit is 16384 bytes (16 KiB)',
+      },
       {
         status: 415,
         codes: ['UNSUPPORTED_MEDIA_TYPE'],
         description: 'The body is not `application/json` (parameters such as `charset` are fine).',
+        example: 'Content-Type "text/plain" is not supported: send the body as application/json',
       },
     ],
     description: `Checks run in the order a client fixes things: size (413, over ${BODY_LIMIT}), presence (400), media type (415), JSON syntax (400), fields (400), uniqueness (409).`,
@@ -240,8 +255,18 @@ const OPERATIONS: Record<OperationId, OperationSpec> = {
   },
   getPetById: {
     errors: [
-      { status: 400, codes: ['VALIDATION_FAILED'], description: '`petId` is not a positive integer.' },
-      { status: 410, codes: ['GONE'], description: 'The operation was retired on its sunset date.' },
+      {
+        status: 400,
+        codes: ['VALIDATION_FAILED'],
+        description: '`petId` is not a positive integer.',
+        example: '"petId" must be a positive integer, got "abc"',
+      },
+      {
+        status: 410,
+        codes: ['GONE'],
+        description: 'The operation was retired on its sunset date.',
+        example: 'GET /pets/{petId} was retired on Tue, 01 Jun 2027 00:00:00 GMT; see the Link header',
+      },
       NOT_IMPLEMENTED,
     ],
   },
@@ -274,6 +299,7 @@ function errorResponse(spec: ErrorResponseSpec, headers: string[]): Json {
           allOf: [ref('schemas', 'Error')],
           properties: { code: { enum: spec.codes }, status: { const: spec.status } },
         },
+        example: { code: spec.codes[0], message: spec.example, status: spec.status },
       },
     },
   };
@@ -405,7 +431,12 @@ export function buildOpenApiDocument(options: DocumentOptions): Json {
       headers: HEADERS,
       responses: {
         NotFound: errorResponse(
-          { status: 404, codes: ['NOT_FOUND'], description: 'No such operation: the path, or the method on it, does not exist under /v1.' },
+          {
+            status: 404,
+            codes: ['NOT_FOUND'],
+            description: 'No such operation: the path, or the method on it, does not exist under /v1.',
+            example: 'There is no such operation: check the method and the path (see the API reference)',
+          },
           ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Request-Id'],
         ),
       },
