@@ -192,7 +192,7 @@ const NOT_IMPLEMENTED: ErrorResponseSpec = {
   status: 501,
   codes: ['NOT_IMPLEMENTED'],
   description: 'The interface specification names this operation but does not define its shape, so it is not implemented.',
-  example: 'GET /store/orders is not implemented yet: the interface specification does not define a store order',
+  example: 'This operation is not implemented: the interface specification does not define its shape',
 };
 
 interface OperationSpec {
