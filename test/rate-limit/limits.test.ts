@@ -4,8 +4,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { handler as createCategory } from '../../functions/create-category.js';
+import { handler as getPetById } from '../../functions/get-pet-by-id.js';
 import { handler as getRateLimitStatus } from '../../functions/get-rate-limit-status.js';
 import { handler as listCategories } from '../../functions/list-categories.js';
 import { resetClock, setClock } from '../../lib/clock.js';
@@ -13,6 +14,11 @@ import { PLAN_LIMITS, type Plan } from '../../lib/plans.js';
 import { counters } from '../../lib/rate-limit/instance.js';
 import { testDb } from '../support/customers.js';
 import { type Answer, invoke, proxyEvent } from '../support/events.js';
+
+// The clock below is years ahead; keep GET /pets/{petId} before its sunset for the deprecated-call count.
+vi.hoisted(() => {
+  process.env.PETS_SUNSET_AT = '2099-01-01T00:00:00Z';
+});
 
 /**
  * 2036-03-10 12:34:00 UTC: a minute start, well inside a day, and in the future: DynamoDB Local applies the
@@ -239,6 +245,20 @@ describe('GET /rate-limit', () => {
     const answer = await c.status();
     expect(answer.status).toBe(200);
     expect(answer.body).toMatchObject({ minute: { remaining: 0 } });
+  });
+});
+
+describe('deprecated operations are counted per customer', () => {
+  it('each admitted call to getPetById is counted with its time; refused ones are not', async () => {
+    const c = customer('enterprise', { perMinute: 2, perDay: 100 });
+    const authorizer = { customerId: c.customerId, keyId: 'key_0000000000000000', plan: 'enterprise', perMinute: '2', perDay: '100' };
+    const pet = () =>
+      invoke(getPetById, proxyEvent({ path: '/pets/7', resource: '/pets/{petId}', pathParameters: { petId: '7' }, authorizer }));
+    expect((await pet()).status).toBe(501);
+    expect((await pet()).status).toBe(501);
+    expect((await pet()).status).toBe(429);
+    const usage = await counters.peek(c.customerId, c.limits, now);
+    expect(usage.deprecatedCalls).toEqual({ getPetById: { count: 2, last: new Date(now).toISOString() } });
   });
 });
 

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import { type Gateway, startGateway } from '../../infra/local/gateway.js';
 import { makeCustomer, type TestCustomer } from './customers.js';
+import { expectConformsToOpenApi } from './openapi-conformance.js';
 
 export interface HttpAnswer {
   status: number;
@@ -51,7 +52,9 @@ export function useGateway(): GatewayHandle {
       } catch {
         body = undefined;
       }
-      return { status: response.status, headers: response.headers, body, text };
+      const answer = { status: response.status, headers: response.headers, body, text };
+      await expectConformsToOpenApi(init?.method ?? 'GET', path, answer);
+      return answer;
     },
   };
 }

@@ -1,0 +1,72 @@
+/**
+ * The public pages of the local gateway, outside the authenticated operations: the OpenAPI document at
+ * /v1/openapi.json (built for this environment's configuration, so its dates are the ones the functions use) and
+ * an API reference at /docs rendered by Swagger UI from the installed swagger-ui-dist package, with no CDN.
+ */
+import { readFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { env } from '../../lib/config.js';
+import { buildOpenApiDocument, documentOptions } from '../../lib/openapi/document.js';
+import type { GatewayOptions } from './gateway.js';
+
+export const DOCS_PATH = '/docs';
+export const OPENAPI_PATH = '/v1/openapi.json';
+
+type ExtraRoute = NonNullable<GatewayOptions['extraRoutes']>[string];
+
+const swaggerUiDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+
+/** The files of swagger-ui-dist the page loads, by the path the gateway serves them at. */
+const ASSETS: Record<string, { file: string; type: string }> = {
+  [`${DOCS_PATH}/swagger-ui.css`]: { file: 'swagger-ui.css', type: 'text/css; charset=utf-8' },
+  [`${DOCS_PATH}/swagger-ui-bundle.js`]: { file: 'swagger-ui-bundle.js', type: 'text/javascript; charset=utf-8' },
+  [`${DOCS_PATH}/favicon-32x32.png`]: { file: 'favicon-32x32.png', type: 'image/png' },
+};
+
+const PAGE = `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8">
+    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <title>Pet Store API reference</title>
+    <link rel="icon" type="image/png" href="${DOCS_PATH}/favicon-32x32.png">
+    <link rel="stylesheet" href="${DOCS_PATH}/swagger-ui.css">
+  </head>
+  <body>
+    <div id="swagger-ui"></div>
+    <script src="${DOCS_PATH}/swagger-ui-bundle.js"></script>
+    <script>
+      window.ui = SwaggerUIBundle({
+        url: '${OPENAPI_PATH}',
+        dom_id: '#swagger-ui',
+        deepLinking: true,
+        docExpansion: 'list',
+        presets: [SwaggerUIBundle.presets.apis],
+        layout: 'BaseLayout',
+      });
+    </script>
+  </body>
+</html>
+`;
+
+function send(body: string | Buffer, type: string, cache = 'no-cache'): ExtraRoute {
+  return (_req: IncomingMessage, res: ServerResponse) => {
+    res.writeHead(200, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(body), 'Cache-Control': cache });
+    res.end(body);
+  };
+}
+
+/** The extra routes for startGateway(); read once, so a missing package fails startup rather than a page load. */
+export function docsRoutes(): Record<string, ExtraRoute> {
+  const document = `${JSON.stringify(buildOpenApiDocument(documentOptions(env)), null, 2)}\n`;
+  const routes: Record<string, ExtraRoute> = {
+    [DOCS_PATH]: send(PAGE, 'text/html; charset=utf-8'),
+    [OPENAPI_PATH]: send(document, 'application/json'),
+  };
+  for (const [path, { file, type }] of Object.entries(ASSETS)) {
+    routes[path] = send(readFileSync(join(swaggerUiDir, file)), type, 'public, max-age=3600');
+  }
+  return routes;
+}

@@ -1,0 +1,96 @@
+/**
+ * Versioning and stability over HTTP: the deprecated GET /pets/{petId} sends Deprecation, Sunset and Link on every
+ * answer and 410 after its sunset; non-stable operations send X-API-Stability; all of it follows the route table.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { resetClock, setClock } from '../../lib/clock.js';
+import { env } from '../../lib/config.js';
+import { deprecationDates } from '../../lib/http/route-headers.js';
+import { ROUTES, type Route } from '../../lib/routes.js';
+import { type HttpAnswer, useGateway } from '../support/http.js';
+
+const { call } = useGateway();
+const { deprecatedAt, sunsetAt } = deprecationDates();
+
+afterEach(() => resetClock());
+
+function expectDeprecationHeaders(answer: HttpAnswer) {
+  expect(answer.headers.get('deprecation')).toBe(`@${Math.floor(deprecatedAt.getTime() / 1000)}`);
+  expect(answer.headers.get('sunset')).toBe(sunsetAt.toUTCString());
+  expect(answer.headers.get('link')).toBe(`<${env.DOCS_URL}>; rel="deprecation"; type="text/html"`);
+}
+
+function expectError(answer: HttpAnswer, status: number, code: string) {
+  expect(answer.status).toBe(status);
+  expect(answer.body).toEqual({ code, message: expect.any(String), status });
+}
+
+describe('GET /v1/pets/{petId} (deprecated)', () => {
+  it('answers 501 NOT_IMPLEMENTED, saying the specification does not define a pet, with the deprecation headers', async () => {
+    const answer = await call('/pets/1');
+    expectError(answer, 501, 'NOT_IMPLEMENTED');
+    expect((answer.body as { message: string }).message).toMatch(/not implemented/);
+    expectDeprecationHeaders(answer);
+  });
+
+  it.each(['abc', '0', '-1', '1.5', '01', '%20'])(
+    'petId "%s" gets 400 VALIDATION_FAILED, still with the deprecation headers',
+    async (petId) => {
+      const answer = await call(`/pets/${petId}`);
+      expectError(answer, 400, 'VALIDATION_FAILED');
+      expect((answer.body as { message: string }).message).toMatch(/"petId" must be a positive integer/);
+      expectDeprecationHeaders(answer);
+    },
+  );
+
+  it('answers 410 GONE after the sunset date, with the deprecation headers', async () => {
+    setClock(() => sunsetAt.getTime() + 1_000);
+    const answer = await call('/pets/1');
+    expectError(answer, 410, 'GONE');
+    expectDeprecationHeaders(answer);
+  });
+
+  it('still answers 501 one second before the sunset', async () => {
+    setClock(() => sunsetAt.getTime() - 1_000);
+    expectError(await call('/pets/1'), 501, 'NOT_IMPLEMENTED');
+  });
+
+  it('the Sunset header is an HTTP-date no earlier than the Deprecation date', async () => {
+    const answer = await call('/pets/7');
+    const sunset = Date.parse(answer.headers.get('sunset') ?? '');
+    const deprecation = Number(answer.headers.get('deprecation')?.slice(1)) * 1000;
+    expect(answer.headers.get('sunset')).toMatch(/^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/);
+    expect(sunset).toBeGreaterThanOrEqual(deprecation);
+  });
+});
+
+describe('GET /v1/store/orders (beta)', () => {
+  it('answers 501 NOT_IMPLEMENTED with X-API-Stability: beta and no deprecation headers', async () => {
+    const answer = await call('/store/orders');
+    expectError(answer, 501, 'NOT_IMPLEMENTED');
+    expect((answer.body as { message: string }).message).toMatch(/not implemented/);
+    expect(answer.headers.get('x-api-stability')).toBe('beta');
+    expect(answer.headers.get('deprecation')).toBeNull();
+  });
+});
+
+describe('stability and deprecation headers follow the route table', () => {
+  const sample = (route: Route) => route.path.replace(/\{[^}]+\}/g, '1');
+  const routes = ROUTES as readonly Route[];
+  it.each(routes.map((route) => [route.operationId, route] as const))(
+    '%s sends X-API-Stability only when not stable, and Deprecation only when deprecated',
+    async (_id, route) => {
+      const init: RequestInit = route.hasBody
+        ? {
+            method: route.method,
+            headers: { 'Content-Type': 'application/json' },
+            body: JSON.stringify({ name: `Probe ${route.operationId}` }),
+          }
+        : { method: route.method };
+      const answer = await call(sample(route), init);
+      expect(answer.headers.get('x-api-stability')).toBe(route.stability === 'stable' ? null : route.stability);
+      expect(answer.headers.has('deprecation')).toBe(Boolean(route.deprecated));
+      expect(answer.headers.has('sunset')).toBe(Boolean(route.deprecated));
+    },
+  );
+});

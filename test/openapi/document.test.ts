@@ -1,0 +1,192 @@
+/**
+ * openapi.json: up to date with the route table and schemas, valid against the OpenAPI 3.1 schema, and saying
+ * what the contract says; and the conformance check that every HTTP test runs really refuses what it should.
+ */
+import { readFileSync } from 'node:fs';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { describe, expect, it } from 'vitest';
+import { ERROR_STATUS } from '../../lib/http/errors.js';
+import { committedDocumentText } from '../../lib/openapi/committed.js';
+import { ROUTES, type Route } from '../../lib/routes.js';
+import { OPENAPI_PATH, openApiProblems } from '../support/openapi-conformance.js';
+
+interface Doc {
+  openapi: string;
+  info: { version: string };
+  servers: { url: string }[];
+  security: Record<string, string[]>[];
+  paths: Record<string, Record<string, Operation>>;
+  components: {
+    securitySchemes: Record<string, { type: string; scheme: string; bearerFormat: string }>;
+    schemas: Record<string, { properties: Record<string, { enum?: string[] }> }>;
+    headers: Record<string, { required?: boolean }>;
+  };
+}
+interface Operation {
+  operationId: string;
+  deprecated?: boolean;
+  description?: string;
+  'x-stability': string;
+  'x-sunset'?: string;
+  requestBody?: { content: Record<string, { schema: { $ref: string } }> };
+  responses: Record<string, { headers: Record<string, { $ref: string }>; content?: Record<string, unknown> }>;
+}
+
+const text = readFileSync(OPENAPI_PATH, 'utf8');
+const doc = JSON.parse(text) as Doc;
+const operation = (route: Route) => doc.paths[route.path]?.[route.method.toLowerCase()] as Operation;
+
+describe('openapi.json', () => {
+  it('is what `npm run openapi` writes now (run it after changing routes or schemas)', () => {
+    expect(text, 'openapi.json is stale: run `npm run openapi` and commit the result').toBe(committedDocumentText());
+  });
+
+  it('is a valid OpenAPI 3.1 document', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(doc) as never);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+  });
+
+  it('the schema check refuses a broken document', async () => {
+    const broken = structuredClone(doc) as unknown as { paths: Record<string, Record<string, { responses: unknown }>> };
+    (broken.paths['/categories'] as Record<string, { responses: unknown }>).get = { responses: 'none' };
+    expect((await new Validator().validate(broken as never)).valid).toBe(false);
+  });
+
+  it('is interface version 1.0.0 with the local production and staging servers under /v1', () => {
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.info.version).toBe('1.0.0');
+    const urls = doc.servers.map((s) => s.url);
+    expect(urls).toEqual(expect.arrayContaining(['http://localhost:3000/v1', 'http://localhost:3001/v1']));
+    for (const url of urls) expect(url).toMatch(/\/v1$/);
+  });
+
+  it('requires a bearer API key on every operation', () => {
+    expect(doc.security).toEqual([{ bearerAuth: [] }]);
+    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.components.securitySchemes.bearerAuth?.bearerFormat).toMatch(/pet_live_.*pet_test_/);
+  });
+
+  it('has the closed set of error codes as the Error code enum', () => {
+    expect(doc.components.schemas.Error?.properties.code?.enum).toEqual(Object.keys(ERROR_STATUS));
+  });
+
+  describe.each((ROUTES as readonly Route[]).map((r) => [r.operationId, r] as const))('%s', (_id, route) => {
+    it('is there with its stability, and deprecated with a sunset date exactly when the route table says so', () => {
+      const op = operation(route);
+      expect(op.operationId).toBe(route.operationId);
+      expect(op['x-stability']).toBe(route.stability);
+      expect(op.deprecated).toBe(route.deprecated);
+      if (route.deprecated) {
+        expect(op['x-sunset']).toBe('2027-06-01T00:00:00.000Z');
+        expect(op.description).toContain('sunset on 2027-06-01');
+      } else expect(op['x-sunset']).toBeUndefined();
+    });
+
+    it('documents 401, 429, 500 and 503 as Errors, every response with X-Request-Id and the rate-limit headers', () => {
+      const op = operation(route);
+      expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['401', '429', '500', '503']));
+      for (const [status, response] of Object.entries(op.responses)) {
+        expect(Object.keys(response.headers), status).toEqual(
+          expect.arrayContaining([
+            'X-Request-Id',
+            'X-RateLimit-Limit',
+            'X-RateLimit-Remaining',
+            'X-RateLimit-Reset',
+            'RateLimit-Policy',
+            'RateLimit',
+          ]),
+        );
+        // The gateway answers 401 before the operation runs: no route-specific headers there.
+        const fromOperation = status !== '401';
+        if (route.deprecated && fromOperation)
+          expect(Object.keys(response.headers), status).toEqual(expect.arrayContaining(['Deprecation', 'Sunset', 'Link']));
+        if (route.stability !== 'stable' && fromOperation) expect(Object.keys(response.headers), status).toContain('X-API-Stability');
+        if (status === '429' || status === '503') expect(Object.keys(response.headers), status).toContain('Retry-After');
+        expect(response.content?.['application/json'], status).toBeDefined();
+      }
+    });
+
+    it('takes a NewCategory body exactly when the route has one', () => {
+      const body = operation(route).requestBody;
+      if (route.hasBody) expect(body?.content['application/json']?.schema).toEqual({ $ref: '#/components/schemas/NewCategory' });
+      else expect(body).toBeUndefined();
+    });
+  });
+
+  it('documents the statuses of createCategory, getPetById and listStoreOrders from the contract', () => {
+    const statuses = (id: string) =>
+      Object.keys(operation((ROUTES as readonly Route[]).find((r) => r.operationId === id) as Route).responses);
+    expect(statuses('createCategory')).toEqual(['201', '400', '401', '409', '413', '415', '429', '500', '503']);
+    expect(statuses('getPetById')).toEqual(['400', '401', '410', '429', '500', '501', '503']);
+    expect(statuses('listStoreOrders')).toEqual(['401', '429', '500', '501', '503']);
+  });
+
+  it('marks the rate-limit headers and X-Request-Id required', () => {
+    for (const name of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Request-Id']) {
+      expect(doc.components.headers[name]?.required, name).toBe(true);
+    }
+  });
+});
+
+const RATE_LIMITED = { 'X-RateLimit-Limit': '60', 'X-RateLimit-Remaining': '59', 'X-RateLimit-Reset': '1800000000' };
+
+describe('the conformance check every HTTP test runs', () => {
+  const answer = (status: number, body: unknown, headers: Record<string, string> = {}) => ({
+    status,
+    body,
+    text: JSON.stringify(body),
+    headers: new Headers({ 'Content-Type': 'application/json', 'X-Request-Id': 'r1', ...RATE_LIMITED, ...headers }),
+  });
+
+  it('accepts a documented answer', async () => {
+    expect(await openApiProblems('GET', '/categories', answer(200, [{ id: 1, name: 'Dog' }]))).toEqual([]);
+    expect(await openApiProblems('GET', '/nowhere', answer(404, { code: 'NOT_FOUND', message: 'no', status: 404 }))).toEqual([]);
+  });
+
+  it('refuses a status the operation does not document', async () => {
+    expect(await openApiProblems('GET', '/categories', answer(418, {}))).toEqual([expect.stringMatching(/status 418 is not documented/)]);
+  });
+
+  it('refuses a body that breaks the schema', async () => {
+    expect(await openApiProblems('GET', '/categories', answer(200, [{ id: 0, name: 'Dog' }]))).not.toEqual([]);
+    expect(await openApiProblems('POST', '/categories', answer(201, { id: 1, name: 'Dog', extra: 1, description: 2 }))).not.toEqual([]);
+  });
+
+  it('refuses an error whose code or status does not belong to the response', async () => {
+    expect(await openApiProblems('POST', '/categories', answer(400, { code: 'CATEGORY_EXISTS', message: 'x', status: 400 }))).not.toEqual(
+      [],
+    );
+    expect(await openApiProblems('POST', '/categories', answer(400, { code: 'VALIDATION_FAILED', message: 'x', status: 409 }))).not.toEqual(
+      [],
+    );
+    expect(await openApiProblems('GET', '/nowhere', answer(404, { code: 'NOT_FOUND', message: 'no' }))).not.toEqual([]);
+  });
+
+  it('refuses a missing required header and a header value that breaks its schema', async () => {
+    const noRequestId = { ...answer(200, []), headers: new Headers({ 'Content-Type': 'application/json', ...RATE_LIMITED }) };
+    expect(await openApiProblems('GET', '/categories', noRequestId)).toEqual(['the required header X-Request-Id is missing']);
+    const retryless = answer(503, { code: 'SERVICE_UNAVAILABLE', message: 'x', status: 503 });
+    expect(await openApiProblems('GET', '/categories', retryless)).toEqual(['the required header Retry-After is missing']);
+    const badRetry = answer(503, { code: 'SERVICE_UNAVAILABLE', message: 'x', status: 503 }, { 'Retry-After': 'soon' });
+    expect(await openApiProblems('GET', '/categories', badRetry)).not.toEqual([]);
+    const noSunset = answer(
+      501,
+      { code: 'NOT_IMPLEMENTED', message: 'x', status: 501 },
+      { Deprecation: '@1', Link: '<x>; rel="deprecation"' },
+    );
+    expect(await openApiProblems('GET', '/pets/1', noSunset)).toEqual(['the required header Sunset is missing']);
+  });
+
+  it('refuses a body that is not JSON', async () => {
+    const html = {
+      status: 200,
+      body: undefined,
+      text: '<html>',
+      headers: new Headers({ 'Content-Type': 'text/html', 'X-Request-Id': 'r', ...RATE_LIMITED }),
+    };
+    expect(await openApiProblems('GET', '/categories', html)).toHaveLength(2);
+  });
+});
