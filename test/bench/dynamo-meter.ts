@@ -1,0 +1,96 @@
+/**
+ * Counts the DynamoDB work of each request: calls, sequential round trips, capacity units and time spent waiting,
+ * through a middleware on the process's one DynamoDB client. Asks for ReturnConsumedCapacity on every call.
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+
+export interface Call {
+  command: string;
+  start: number;
+  end: number;
+  read: number;
+  write: number;
+}
+
+interface Capacity {
+  TableName?: string;
+  CapacityUnits?: number;
+  ReadCapacityUnits?: number;
+  WriteCapacityUnits?: number;
+}
+
+const WRITES = new Set(['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'TransactWriteItemsCommand', 'BatchWriteItemCommand']);
+
+export class DynamoMeter {
+  calls: Call[] = [];
+
+  attach(client: DynamoDBClient): void {
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const input = args.input as Record<string, unknown>;
+        input.ReturnConsumedCapacity ??= 'TOTAL';
+        const start = performance.now();
+        const command = String(context.commandName);
+        try {
+          const result = await next(args);
+          const consumed = (result.output as { ConsumedCapacity?: Capacity | Capacity[] }).ConsumedCapacity;
+          const units = [consumed ?? []].flat().reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0);
+          this.calls.push({
+            command,
+            start,
+            end: performance.now(),
+            read: WRITES.has(command) ? 0 : units,
+            write: WRITES.has(command) ? units : 0,
+          });
+          return result;
+        } catch (error) {
+          // A failed conditional write still consumes write capacity; DynamoDB reports it only on success.
+          this.calls.push({ command, start, end: performance.now(), read: 0, write: WRITES.has(command) ? 1 : 0 });
+          throw error;
+        }
+      },
+      { step: 'initialize', name: 'benchDynamoMeter' },
+    );
+  }
+
+  take(): Call[] {
+    const calls = this.calls;
+    this.calls = [];
+    return calls;
+  }
+}
+
+/** The longest chain of calls each starting after the previous ended: the round trips a request waits for. */
+export function sequentialRoundTrips(calls: Call[]): number {
+  const sorted = [...calls].sort((a, b) => a.end - b.end);
+  const longest: number[] = [];
+  for (let i = 0; i < sorted.length; i++) {
+    let best = 1;
+    for (let j = 0; j < i; j++) {
+      if ((sorted[j] as Call).end <= (sorted[i] as Call).start) best = Math.max(best, (longest[j] as number) + 1);
+    }
+    longest.push(best);
+  }
+  return Math.max(0, ...longest);
+}
+
+/** Milliseconds during which at least one call was in flight. */
+export function waitingMs(calls: Call[]): number {
+  const sorted = [...calls].sort((a, b) => a.start - b.start);
+  let total = 0;
+  let [from, to] = [Number.NEGATIVE_INFINITY, Number.NEGATIVE_INFINITY];
+  for (const call of sorted) {
+    if (call.start > to) {
+      if (to > from) total += to - from;
+      [from, to] = [call.start, call.end];
+    } else to = Math.max(to, call.end);
+  }
+  if (to > from) total += to - from;
+  return total;
+}
+
+export function percentile(values: number[], p: number): number {
+  if (!values.length) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
+}

@@ -1,0 +1,91 @@
+/**
+ * End-to-end load through the local gateway (its own process, like a deployed stage), beside the minimal
+ * node:http server doing the same DynamoDB calls, and the exactness of a 60-per-minute plan under 600
+ * concurrent requests from 20 keys.
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { freePort } from '../../infra/local/dynamodb-local.js';
+
+export interface LoadResult {
+  server: string;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  total: number;
+  non2xx: number;
+  errors: number;
+}
+
+async function startChild(script: string, env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
+  const port = await freePort();
+  const child = fork(fileURLToPath(new URL(script, import.meta.url)), [], {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: 'WARN' },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.once('message', () => resolve());
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+  return { url: `http://127.0.0.1:${port}`, child };
+}
+
+function cannon(url: string, apiKey: string, seconds: number): Promise<autocannon.Result> {
+  return new Promise((resolve, reject) => {
+    autocannon({ url, duration: seconds, connections: 16, headers: { authorization: `Bearer ${apiKey}` } }, (error, result) =>
+      error ? reject(error) : resolve(result),
+    );
+  });
+}
+
+function summarise(server: string, result: autocannon.Result): LoadResult {
+  return {
+    server,
+    requestsPerSecond: result.requests.average,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    total: result.requests.total,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+}
+
+export async function endToEnd(env: Record<string, string>, apiKey: string, seconds: number): Promise<LoadResult[]> {
+  const gateway = await startChild('../../infra/local/serve.ts', { ...env, AUTHORIZER_CACHE_TTL: '60' });
+  const minimal = await startChild('./minimal-server.ts', env);
+  try {
+    // A short warm-up of each, then the measured runs one after the other (two cores: never both at once).
+    await cannon(`${gateway.url}/v1/categories`, apiKey, 3);
+    const real = summarise('local gateway + Middy handlers', await cannon(`${gateway.url}/v1/categories`, apiKey, seconds));
+    await cannon(`${minimal.url}/v1/categories`, apiKey, 3);
+    const bare = summarise('minimal node:http, same DynamoDB calls', await cannon(`${minimal.url}/v1/categories`, apiKey, seconds));
+    return [real, bare];
+  } finally {
+    gateway.child.kill();
+    minimal.child.kill();
+  }
+}
+
+export async function exactness(env: Record<string, string>, keys: string[], requests: number) {
+  const gateway = await startChild('../../infra/local/serve.ts', { ...env, AUTHORIZER_CACHE_TTL: '60' });
+  try {
+    // Stay inside one UTC minute: the plan allows 60 per minute, not 60 per run.
+    const secondsIntoMinute = new Date().getUTCSeconds();
+    if (secondsIntoMinute > 45) await new Promise((r) => setTimeout(r, (61 - secondsIntoMinute) * 1000));
+    const statuses = await Promise.all(
+      Array.from({ length: requests }, (_, i) =>
+        fetch(`${gateway.url}/v1/categories`, { headers: { authorization: `Bearer ${keys[i % keys.length]}` } }).then(async (r) => {
+          await r.arrayBuffer();
+          return r.status;
+        }),
+      ),
+    );
+    const histogram: Record<number, number> = {};
+    for (const status of statuses) histogram[status] = (histogram[status] ?? 0) + 1;
+    return { requests, keys: keys.length, histogram, admitted: histogram[200] ?? 0, serverErrors: statuses.filter((s) => s >= 500).length };
+  } finally {
+    gateway.child.kill();
+  }
+}

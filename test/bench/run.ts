@@ -1,0 +1,171 @@
+/**
+ * `npm run bench`: speed and cost figures, printed as tables and written to bench-results.json. Every figure is
+ * set beside what it is compared with in the same run, because absolute times drift on shared machines. Nothing
+ * here asserts a time; the goals are reported as met or not.
+ */
+import { writeFileSync } from 'node:fs';
+import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import type { APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { startDynamoLocal } from '../../infra/local/dynamodb-local.js';
+import { ensureTables } from '../../infra/local/tables.js';
+import { createDynamoClient } from '../../lib/dynamo/create-client.js';
+import { localTableNames } from '../../lib/dynamo/tables.js';
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+const quick = process.argv.includes('--quick');
+const settings = { coldRuns: quick ? 3 : 15, warmInvocations: quick ? 100 : 2_000, loadSeconds: quick ? 5 : 30, exactRequests: 600 };
+
+const dynamoLocal = await startDynamoLocal();
+const tables = localTableNames('production', 'bench-');
+const env: Record<string, string> = { STAGE: 'production', DYNAMODB_ENDPOINT: dynamoLocal.endpoint, LOG_LEVEL: 'WARN', ...tables };
+Object.assign(process.env, env);
+const admin = createDynamoClient(dynamoLocal.endpoint);
+await ensureTables(admin, tables);
+
+// Handler modules read their configuration at load: import them only now.
+const { dynamo } = await import('../../lib/dynamo/client.js');
+const { DynamoMeter } = await import('./dynamo-meter.js');
+const { loadHandlers, workPerRequest, warmOverhead, events, authorizerContext } = await import('./work.js');
+const { endToEnd, exactness } = await import('./load.js');
+const { coldStarts } = await import('./cold-start.js');
+const { costPerMillion, PRICES } = await import('./prices.js');
+const { makeCustomer, addKey } = await import('../support/customers.js');
+
+const meter = new DynamoMeter();
+meter.attach(dynamo);
+const handlers = await loadHandlers();
+const results: Record<string, unknown> = { settings, machine: { node: process.version, cpus: (await import('node:os')).cpus().length } };
+
+function table(title: string, rows: Record<string, unknown>[]): void {
+  console.log(`\n${title}`);
+  console.table(
+    rows.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, typeof v === 'number' ? Number(v.toFixed(3)) : v]))),
+  );
+}
+
+// 2. DynamoDB work per request
+const keyed = await makeCustomer('enterprise', { perMinute: 1_000_000, perDay: 1_000_000_000 });
+const authorizerEvent = {
+  type: 'REQUEST',
+  methodArn: 'arn:aws:execute-api:us-east-1:123456789012:api/v1/GET/categories',
+  headers: { Authorization: keyed.authorization },
+  requestContext: { requestId: 'bench' },
+} as unknown as APIGatewayRequestAuthorizerEvent;
+const work = await workPerRequest(handlers, meter, authorizerEvent);
+results.work = work;
+table('DynamoDB work per request (SDK middleware + ReturnConsumedCapacity)', work as unknown as Record<string, unknown>[]);
+
+// 3. Warm overhead
+const resetCategories = async () => {
+  await admin.send(new DeleteTableCommand({ TableName: tables.CATEGORIES_TABLE }));
+  await ensureTables(admin, tables);
+};
+const overhead = await warmOverhead(handlers, meter, settings.warmInvocations, resetCategories);
+results.overhead = overhead;
+table(
+  `Warm overhead: handler time minus DynamoDB wait, ${settings.warmInvocations} invocations each`,
+  overhead as unknown as Record<string, unknown>[],
+);
+
+// 1. Cold start
+const coldEvents = Object.fromEntries(
+  Object.entries(events(authorizerContext('bench-cold', 1_000_000, 1_000_000_000))).map(([op, make]) => [
+    op.replace(/([a-z])([A-Z])/g, '$1-$2').toLowerCase(),
+    make(),
+  ]),
+);
+(coldEvents as Record<string, unknown>).authorizer = authorizerEvent;
+const cold = await coldStarts(coldEvents, env, settings.coldRuns);
+results.coldStart = cold;
+table(
+  `Cold start: import + first invocation, median of ${settings.coldRuns} fresh processes, cdk.out bundle vs NodejsFunction defaults`,
+  cold as unknown as Record<string, unknown>[],
+);
+
+// 4. End-to-end load
+const loadCustomer = await makeCustomer('enterprise', { perMinute: 100_000_000, perDay: 1_000_000_000 });
+for (let i = 0; i < 20; i++)
+  await handlers.createCategory(events(authorizerContext(loadCustomer.customerId, 1e8, 1e9)).createCategory(), {} as never);
+const load = await endToEnd(env, loadCustomer.apiKey, settings.loadSeconds);
+results.load = load;
+table(
+  `End to end with autocannon, GET /v1/categories, ${settings.loadSeconds} s, 16 connections`,
+  load as unknown as Record<string, unknown>[],
+);
+
+// 5. Exactness under load
+const free = await makeCustomer('free');
+const keys = [free.apiKey];
+for (let i = 1; i < 20; i++) keys.push((await addKey(free.customerId)).apiKey);
+const exact = await exactness(env, keys, settings.exactRequests);
+results.exactness = exact;
+table('Exactness: one Free customer (60/min), 20 keys, concurrent requests', [exact as unknown as Record<string, unknown>]);
+
+// 6. Cost per million requests
+const memoryMb = 512;
+const authorizerRow = work.find((w) => w.scenario.startsWith('authorizer'));
+const byScenario = (prefix: string) => work.find((w) => w.scenario.startsWith(prefix));
+const overheadOf = (op: string) => overhead.find((o) => o.operation === op);
+const cost = (['listCategories', 'createCategory', 'getRateLimitStatus'] as const).map((op) => {
+  const w = byScenario(op);
+  const o = overheadOf(op);
+  const durationMs = o?.handlerMedianMs ?? 0;
+  const authorizerShare = 0.05; // at most one cache miss per key per TTL; 5% is a busy client's worst plausible share
+  const c = costPerMillion({
+    durationMs,
+    memoryMb,
+    readUnits: (w?.readUnits ?? 0) + authorizerShare * (authorizerRow?.readUnits ?? 0),
+    writeUnits: w?.writeUnits ?? 0,
+    invocations: 1 + authorizerShare,
+  });
+  return { operation: op, durationMs, readUnits: w?.readUnits, writeUnits: w?.writeUnits, ...c };
+});
+results.cost = { prices: PRICES, memoryMb, rows: cost };
+table('Cost per million requests, US$ (us-east-1 on-demand prices in test/bench/prices.ts; 5% authorizer cache misses)', cost);
+
+// Goals
+const list = byScenario('listCategories');
+const create = byScenario('createCategory');
+const counting = list?.writeUnits ?? Number.NaN;
+const goals = [
+  {
+    goal: 'each bundle under 250 KB',
+    met: cold.every((c) => c.bundleBytes < 250_000),
+    figure: `largest ${Math.max(...cold.map((c) => c.bundleBytes))} B`,
+  },
+  {
+    goal: 'import at most 0.6 of the reference',
+    met: cold.every((c) => c.ratio <= 0.6),
+    figure: `worst ratio ${Math.max(...cold.map((c) => c.ratio)).toFixed(2)}`,
+  },
+  {
+    goal: 'admitted list: 1 sequential round trip',
+    met: list?.sequential === 1,
+    figure: `${list?.sequential} round trip(s), ${list?.calls} calls`,
+  },
+  { goal: 'admitted list: at most 1 write unit for counting', met: counting <= 1, figure: `${counting} WCU` },
+  { goal: 'create: at most 3 calls', met: (create?.calls ?? 99) <= 3, figure: `${create?.calls} calls` },
+  {
+    goal: 'warm overhead median under 1 ms',
+    met: overhead.every((o) => o.overheadMedianMs < 1),
+    figure: `worst ${Math.max(...overhead.map((o) => o.overheadMedianMs)).toFixed(3)} ms`,
+  },
+  {
+    goal: 'load: at least 0.7 of the minimal server',
+    met: (load[0]?.requestsPerSecond ?? 0) / (load[1]?.requestsPerSecond ?? 1) >= 0.7,
+    figure: `${((load[0]?.requestsPerSecond ?? 0) / (load[1]?.requestsPerSecond ?? 1)).toFixed(2)} × (${load[0]?.requestsPerSecond.toFixed(0)} vs ${load[1]?.requestsPerSecond.toFixed(0)} req/s)`,
+  },
+  {
+    goal: 'exactness: 60 admitted of 600, no 5xx',
+    met: exact.admitted === 60 && exact.serverErrors === 0,
+    figure: `${exact.admitted} admitted, ${exact.serverErrors} 5xx`,
+  },
+];
+results.goals = goals;
+table('Goals', goals);
+
+writeFileSync('bench-results.json', `${JSON.stringify(results, null, 2)}\n`);
+console.log('\nwrote bench-results.json');
+admin.destroy();
+await dynamoLocal.stop();
+process.exit(0);

@@ -1,0 +1,147 @@
+/**
+ * Benchmarks run in-process against DynamoDB Local through the real Middy chains: the DynamoDB work of each kind
+ * of request (calls, sequential round trips, capacity units) and the warm overhead of each operation (handler
+ * time minus time spent waiting on DynamoDB).
+ */
+import { randomUUID } from 'node:crypto';
+import type { APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { lambdaContext } from '../../infra/local/gateway.js';
+import { setClock } from '../../lib/clock.js';
+import type { ApiEvent } from '../../lib/http/response.js';
+import { type Answer, invoke, proxyEvent } from '../support/events.js';
+import { type Call, type DynamoMeter, percentile, sequentialRoundTrips, waitingMs } from './dynamo-meter.js';
+
+type Handler = Parameters<typeof invoke>[0];
+
+export interface Work {
+  scenario: string;
+  calls: number;
+  sequential: number;
+  readUnits: number;
+  writeUnits: number;
+  status: number | string;
+}
+
+export interface Overhead {
+  operation: string;
+  invocations: number;
+  handlerMedianMs: number;
+  overheadMedianMs: number;
+  overheadP99Ms: number;
+  dynamoMedianMs: number;
+}
+
+export async function loadHandlers() {
+  const load = async (name: string) => ((await import(`../../functions/${name}.ts`)) as { handler: Handler }).handler;
+  return {
+    listCategories: await load('list-categories'),
+    createCategory: await load('create-category'),
+    getRateLimitStatus: await load('get-rate-limit-status'),
+    getPetById: await load('get-pet-by-id'),
+    listStoreOrders: await load('list-store-orders'),
+    authorizer: (await load('authorizer')) as unknown as (e: unknown, c: unknown) => Promise<unknown>,
+  };
+}
+export type Handlers = Awaited<ReturnType<typeof loadHandlers>>;
+
+export function authorizerContext(customerId: string, perMinute: number, perDay: number, plan = 'enterprise') {
+  return { principalId: customerId, customerId, keyId: 'key_bench00000000000', plan, perMinute: String(perMinute), perDay: String(perDay) };
+}
+
+export function events(authorizer: Record<string, string>) {
+  return {
+    listCategories: () => proxyEvent({ authorizer }),
+    createCategory: () =>
+      proxyEvent({
+        method: 'POST',
+        authorizer,
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name: `Bench ${randomUUID()}` }),
+      }),
+    getRateLimitStatus: () => proxyEvent({ path: '/rate-limit', authorizer }),
+    getPetById: () => proxyEvent({ path: '/pets/7', resource: '/pets/{petId}', pathParameters: { petId: '7' }, authorizer }),
+    listStoreOrders: () => proxyEvent({ path: '/store/orders', authorizer }),
+  } satisfies Record<string, () => ApiEvent>;
+}
+
+function summarise(scenario: string, calls: Call[], status: number | string): Work {
+  return {
+    scenario,
+    calls: calls.length,
+    sequential: sequentialRoundTrips(calls),
+    readUnits: calls.reduce((s, c) => s + c.read, 0),
+    writeUnits: calls.reduce((s, c) => s + c.write, 0),
+    status,
+  };
+}
+
+async function measure(meter: DynamoMeter, scenario: string, run: () => Promise<Answer | unknown>): Promise<Work> {
+  meter.take();
+  const answer = await run();
+  const status = typeof answer === 'object' && answer && 'status' in answer ? (answer as Answer).status : 'Allow';
+  return summarise(scenario, meter.take(), status);
+}
+
+export async function workPerRequest(h: Handlers, meter: DynamoMeter, authorizerEvent: APIGatewayRequestAuthorizerEvent): Promise<Work[]> {
+  const big = events(authorizerContext(`bench-${randomUUID().slice(0, 8)}`, 1_000_000, 1_000_000_000));
+  for (let i = 0; i < 20; i++) await invoke(h.createCategory, big.createCategory());
+  await invoke(h.listCategories, big.listCategories()); // the customer's window exists: the common case
+
+  const tight = events(authorizerContext(`bench-${randomUUID().slice(0, 8)}`, 1, 100_000));
+  await invoke(h.listCategories, tight.listCategories());
+  await invoke(h.listCategories, tight.listCategories()); // first refusal of the minute starts its count
+
+  const rows = [
+    await measure(meter, 'listCategories, admitted (20 categories)', () => invoke(h.listCategories, big.listCategories())),
+    await measure(meter, 'createCategory, admitted', () => invoke(h.createCategory, big.createCategory())),
+    await measure(meter, 'getRateLimitStatus', () => invoke(h.getRateLimitStatus, big.getRateLimitStatus())),
+    await measure(meter, 'getPetById (deprecated: counted)', () => invoke(h.getPetById, big.getPetById())),
+    await measure(meter, 'refused with 429', () => invoke(h.listCategories, tight.listCategories())),
+  ];
+  const later = Date.now() + 60_000;
+  setClock(() => later);
+  rows.push(await measure(meter, 'first request of a new minute (rollover)', () => invoke(h.listCategories, big.listCategories())));
+  setClock(Date.now);
+  rows.push(await measure(meter, 'authorizer, cache miss', () => h.authorizer(authorizerEvent, {})));
+  return rows;
+}
+
+export async function warmOverhead(
+  h: Handlers,
+  meter: DynamoMeter,
+  invocations: number,
+  resetCategories: () => Promise<void>,
+): Promise<Overhead[]> {
+  const e = events(authorizerContext(`bench-${randomUUID().slice(0, 8)}`, 1_000_000_000, 1_000_000_000));
+  const out: Overhead[] = [];
+  for (const operation of ['listCategories', 'createCategory', 'getRateLimitStatus', 'getPetById', 'listStoreOrders'] as const) {
+    const handler = h[operation];
+    const totals: number[] = [];
+    const overheads: number[] = [];
+    const waits: number[] = [];
+    for (let i = 0; i < invocations; i++) {
+      if (operation === 'createCategory' && i % 900 === 0) await resetCategories();
+      const event = e[operation]();
+      const context = lambdaContext(operation, event.requestContext.requestId);
+      meter.take();
+      const start = performance.now();
+      const result = await handler(event, context);
+      const total = performance.now() - start;
+      if (!result || (result.statusCode >= 500 && result.statusCode !== 501))
+        throw new Error(`${operation} answered ${result?.statusCode} during the benchmark`);
+      const wait = waitingMs(meter.take());
+      totals.push(total);
+      waits.push(wait);
+      overheads.push(total - wait);
+    }
+    out.push({
+      operation,
+      invocations,
+      handlerMedianMs: percentile(totals, 50),
+      overheadMedianMs: percentile(overheads, 50),
+      overheadP99Ms: percentile(overheads, 99),
+      dynamoMedianMs: percentile(waits, 50),
+    });
+  }
+  return out;
+}
