@@ -19,6 +19,11 @@ export interface GatewayResponseSpec {
   code: ErrorCode;
   message: string;
   headers?: Record<string, string>;
+  /**
+   * The deployed gateway answers with the reason the authorizer put in its context (`message`) instead of the
+   * static message, which remains the answer where no authorizer reason exists (the local gateway).
+   */
+  messageFromAuthorizer?: true;
 }
 
 /** Keyed by API Gateway's ResponseType names. */
@@ -37,6 +42,14 @@ export const GATEWAY_RESPONSES = {
     status: 401,
     code: 'UNAUTHORIZED',
     message: 'The Authorization header is missing or its API key is not valid: send Authorization: Bearer <API key>',
+  },
+  // The authorizer returned a Deny policy: for the client that is a refused key, so 401 like UNAUTHORIZED (API
+  // Gateway's own default would be 403).
+  ACCESS_DENIED: {
+    status: 401,
+    code: 'UNAUTHORIZED',
+    message: 'The API key is not valid: send Authorization: Bearer <API key> with a current key of this environment',
+    messageFromAuthorizer: true,
   },
   REQUEST_TOO_LARGE: {
     status: 413,
