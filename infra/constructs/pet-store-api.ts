@@ -110,6 +110,9 @@ export class PetStoreApi extends Construct {
       },
     });
 
+    // RestApi's own URL output ends in "/v1/"; ApiUrl (stack outputs) is the one clients and the CLI read.
+    this.api.node.tryRemoveChild('Endpoint');
+
     const environment: Record<string, string> = {
       STAGE: stage,
       BAN_SECONDS: String(settings.banSeconds),
