@@ -8,7 +8,10 @@ import type { Stage } from './outputs.js';
 
 const wholeNumber = (min: number, max: number, fallback: number) =>
   v.pipe(
-    v.optional(v.union([v.number(), v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number))]), fallback),
+    v.optional(
+      v.union([v.number(), v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number))], 'must be a whole number'),
+      fallback,
+    ),
     v.integer('must be a whole number'),
     v.minValue(min, `must be at least ${min}`),
     v.maxValue(max, `must be at most ${max}`),
@@ -16,13 +19,16 @@ const wholeNumber = (min: number, max: number, fallback: number) =>
 
 const flag = (fallback: boolean) =>
   v.optional(
-    v.union([
-      v.boolean(),
-      v.pipe(
-        v.picklist(['true', 'false'], 'must be true or false'),
-        v.transform((s) => s === 'true'),
-      ),
-    ]),
+    v.union(
+      [
+        v.boolean(),
+        v.pipe(
+          v.picklist(['true', 'false'], 'must be true or false'),
+          v.transform((s) => s === 'true'),
+        ),
+      ],
+      'must be true or false',
+    ),
     fallback,
   );
 

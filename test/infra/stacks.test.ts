@@ -395,6 +395,13 @@ describe.each(STAGES)('the %s stack', (stage) => {
   });
 });
 
+describe('snapshot', () => {
+  it.each(STAGES)('of the %s template is unchanged (asset hashes redacted)', (stage) => {
+    const redacted = JSON.stringify(json[stage], null, 1).replace(/\b[0-9a-f]{64}\b/g, '<asset-hash>');
+    expect(redacted).toMatchSnapshot();
+  });
+});
+
 function statementsOf(stage: Stage, roleId: string): { Action: string | string[]; Resource: unknown }[] {
   return resourcesOf(stage, 'AWS::IAM::Policy')
     .filter(([, p]) => ((p.Properties?.Roles ?? []) as unknown[]).some((r) => JSON.stringify(r) === JSON.stringify({ Ref: roleId })))

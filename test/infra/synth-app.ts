@@ -16,6 +16,9 @@ const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.ur
 
 /** Overrides as `-c` would pass them (strings), so the command-line path of the settings is exercised too. */
 export const TEST_OVERRIDES = {
+  // A fixed environment keeps the templates (and the snapshot) independent of the developer's CDK_DEFAULT_*.
+  account: '123456789012',
+  region: 'eu-west-1',
   'petstore:staging:authorizerCacheTtlSeconds': '30',
   'petstore:production:alarmEmail': 'oncall@example.com',
 } as const;
