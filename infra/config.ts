@@ -109,9 +109,11 @@ export function stageSettings(stage: Stage, context: ContextReader): StageSettin
 
 /** Account and region: context `account`/`region`, else the CLI's defaults; unset means an environment-agnostic synth. */
 export function deploymentEnv(context: ContextReader, processEnv = process.env): { account?: string; region?: string } {
-  const account = (context('account') as string | undefined) ?? processEnv.CDK_DEFAULT_ACCOUNT;
-  const region = (context('region') as string | undefined) ?? processEnv.CDK_DEFAULT_REGION;
-  if (account !== undefined && !/^\d{12}$/.test(String(account)))
+  // An empty value (CDK_DEFAULT_ACCOUNT= in a shell) means unset, not an account called "".
+  const pick = (...values: unknown[]) => values.map((value) => (value === undefined ? '' : String(value))).find((value) => value !== '');
+  const account = pick(context('account'), processEnv.CDK_DEFAULT_ACCOUNT);
+  const region = pick(context('region'), processEnv.CDK_DEFAULT_REGION);
+  if (account !== undefined && !/^\d{12}$/.test(account))
     throw new Error(`Invalid CDK context: account "${account}" is not a 12-digit AWS account id`);
-  return { ...(account ? { account: String(account) } : {}), ...(region ? { region: String(region) } : {}) };
+  return { ...(account ? { account } : {}), ...(region ? { region } : {}) };
 }

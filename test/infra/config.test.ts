@@ -66,6 +66,7 @@ describe('deployment environment', () => {
       region: 'us-east-2',
     });
     expect(deploymentEnv(reader({}), {})).toEqual({});
+    expect(deploymentEnv(reader({}), { CDK_DEFAULT_ACCOUNT: '', CDK_DEFAULT_REGION: '' })).toEqual({});
   });
 
   it('refuses an account id that is not 12 digits', () => {
