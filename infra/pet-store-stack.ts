@@ -26,13 +26,13 @@ export class PetStoreStack extends Stack {
   readonly webAcl?: WebAcl;
 
   constructor(scope: Construct, id: string, props: PetStoreStackProps) {
-    const production = props.stage === 'production';
+    const { stage, settings, ...stackProps } = props;
+    const production = stage === 'production';
     super(scope, id, {
-      description: `Pet Store API, ${props.stage}: REST API stage v1, API-key authorizer, one function per operation, DynamoDB`,
+      description: `Pet Store API, ${stage}: REST API stage v1, API-key authorizer, one function per operation, DynamoDB`,
       terminationProtection: production,
-      ...props,
+      ...stackProps,
     });
-    const { stage, settings } = props;
     // Production keeps its data and logs whatever happens to the stack; staging can be torn down and rebuilt.
     const removalPolicy = production ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
 
