@@ -142,7 +142,7 @@ export class PetStoreApi extends Construct {
         type: ResponseType.of(type),
         statusCode: String(spec.status),
         responseHeaders: gatewayResponseHeaders(spec),
-        templates: { 'application/json': gatewayResponseTemplate(spec) },
+        templates: { 'application/json': gatewayResponseTemplate(spec, AUTHORIZER_MESSAGE_TYPES.has(type)) },
       });
     }
 
@@ -209,10 +209,16 @@ export function gatewayResponseHeaders(spec: GatewayResponseSpec): Record<string
   return headers;
 }
 
+/**
+ * Responses whose message is the reason the authorizer put in its context: a refused key says why (wrong
+ * environment, revoked, …). The static message in GATEWAY_RESPONSES is what the local gateway falls back to.
+ */
+export const AUTHORIZER_MESSAGE_TYPES: ReadonlySet<string> = new Set(['ACCESS_DENIED']);
+
 /** Exactly `{"code":…,"message":…,"status":N}`. Gateway responses substitute $context variables but run no VTL. */
-export function gatewayResponseTemplate(spec: GatewayResponseSpec): string {
+export function gatewayResponseTemplate(spec: GatewayResponseSpec, messageFromAuthorizer = false): string {
   // The authorizer promises a reason free of quotes and backslashes (see README, "Deploying to AWS").
-  const message = spec.messageFromAuthorizer ? '"$context.authorizer.message"' : staticJson(spec.message);
+  const message = messageFromAuthorizer ? '"$context.authorizer.message"' : staticJson(spec.message);
   return `{"code":${staticJson(spec.code)},"message":${message},"status":${spec.status}}`;
 }
 

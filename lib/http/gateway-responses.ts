@@ -19,11 +19,6 @@ export interface GatewayResponseSpec {
   code: ErrorCode;
   message: string;
   headers?: Record<string, string>;
-  /**
-   * The deployed gateway answers with the reason the authorizer put in its context (`message`) instead of the
-   * static message, which remains the answer where no authorizer reason exists (the local gateway).
-   */
-  messageFromAuthorizer?: true;
 }
 
 /** Keyed by API Gateway's ResponseType names. */
@@ -43,13 +38,18 @@ export const GATEWAY_RESPONSES = {
     code: 'UNAUTHORIZED',
     message: 'The Authorization header is missing or its API key is not valid: send Authorization: Bearer <API key>',
   },
-  // The authorizer returned a Deny policy: for the client that is a refused key, so 401 like UNAUTHORIZED (API
-  // Gateway's own default would be 403).
+  /** The authorizer returned a Deny policy; deployed, the message comes from its context ($context.authorizer.message). */
   ACCESS_DENIED: {
     status: 401,
     code: 'UNAUTHORIZED',
-    message: 'The API key is not valid: send Authorization: Bearer <API key> with a current key of this environment',
-    messageFromAuthorizer: true,
+    message: 'The API key was refused',
+  },
+  /** The authorizer could not decide (DynamoDB unreachable): retryable, unlike a refused key. */
+  AUTHORIZER_FAILURE: {
+    status: 503,
+    code: 'SERVICE_UNAVAILABLE',
+    message: 'The service is temporarily unavailable; retry after the time in Retry-After',
+    headers: { 'Retry-After': '2' },
   },
   REQUEST_TOO_LARGE: {
     status: 413,

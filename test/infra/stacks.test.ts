@@ -5,6 +5,7 @@
  */
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { AUTHORIZER_MESSAGE_TYPES } from '../../infra/constructs/pet-store-api.js';
 import { TABLE_ACTIONS } from '../../infra/constructs/table-access.js';
 import { STACK_NAMES, STAGES, type Stage, TABLE_OUTPUT_KEYS } from '../../infra/outputs.js';
 import { TABLES, type TableId } from '../../lib/dynamo/tables.js';
@@ -247,7 +248,7 @@ describe.each(STAGES)('the %s stack', (stage) => {
       const body = JSON.parse(props.ResponseTemplates['application/json']);
       expect(body).toEqual({
         code: spec.code,
-        message: spec.messageFromAuthorizer ? '$context.authorizer.message' : spec.message,
+        message: AUTHORIZER_MESSAGE_TYPES.has(type) ? '$context.authorizer.message' : spec.message,
         status: spec.status,
       });
       expect(Object.keys(body)).toEqual(['code', 'message', 'status']);
@@ -269,6 +270,7 @@ describe.each(STAGES)('the %s stack', (stage) => {
       ['REQUEST_TOO_LARGE', '413', 'PAYLOAD_TOO_LARGE'],
       ['DEFAULT_4XX', '400', 'VALIDATION_FAILED'],
       ['DEFAULT_5XX', '500', 'INTERNAL_ERROR'],
+      ['AUTHORIZER_FAILURE', '503', 'SERVICE_UNAVAILABLE'],
     ])('%s is %s %s', (type, status, code) => {
       templates[stage].hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
         ResponseType: type,
