@@ -72,7 +72,7 @@ export class PetStoreApi extends Construct {
       entry: path.join(PROJECT_ROOT, 'functions', 'authorizer.ts'),
       description: `Pet Store ${stage}: checks the API key of every request`,
       environment: { STAGE: stage },
-      // API Gateway gives an authorizer at most 10 s before answering 500 anyway.
+      // Every uncached request waits for it: room for the DynamoDB client's retries, yet a hung call fails fast.
       timeout: Duration.seconds(10),
     });
     bindTables(this.authorizerFunction, AUTHORIZER_TABLES, props.tables);
