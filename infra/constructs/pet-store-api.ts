@@ -174,17 +174,16 @@ function bindTables(fn: ApiFunction, uses: Partial<Record<TableId, Access>>, tab
 
 /**
  * One JSON object per request. Numbers API Gateway always fills are unquoted so metric filters can compare them;
- * fields that may be "-" stay strings. No header but the user agent is logged: never the Authorization header.
+ * fields that may be "-" stay strings. API Gateway does not escape variables, so nothing the client chooses freely
+ * is logged (no user agent, no raw path: a quote in them could forge fields), and no header: never Authorization.
  */
 const ACCESS_LOG_FORMAT = `{${[
   '"requestId":"$context.requestId"',
   '"extendedRequestId":"$context.extendedRequestId"',
   '"requestTime":"$context.requestTime"',
   '"ip":"$context.identity.sourceIp"',
-  '"userAgent":"$context.identity.userAgent"',
   '"httpMethod":"$context.httpMethod"',
   '"resourcePath":"$context.resourcePath"',
-  '"path":"$context.path"',
   '"status":$context.status',
   '"responseLatency":$context.responseLatency',
   '"integrationLatency":"$context.integrationLatency"',

@@ -76,13 +76,15 @@ describe.each(STAGES)('the %s stack', (stage) => {
       });
     });
 
-    it('writes JSON access logs that never include the Authorization header', () => {
+    it('writes JSON access logs without the Authorization header or strings the client chooses freely', () => {
       const [, stageResource] = resourcesOf(stage, 'AWS::ApiGateway::Stage')[0] ?? [];
       const format = stageResource?.Properties?.AccessLogSetting?.Format as string;
       // Substitute each variable as API Gateway would (numbers stay bare, messageString brings its own quotes).
       const sample = format.replace('$context.error.messageString', '"Unauthorized"').replace(/\$context\.[A-Za-z.]+/g, '1');
       expect(JSON.parse(sample)).toMatchObject({ requestId: '1', status: 1, customerId: '1' });
       expect(format.toLowerCase()).not.toContain('authorization');
+      // Unescaped client-chosen strings could forge JSON fields in the log.
+      expect(format).not.toMatch(/\$context\.(identity\.userAgent|path)\b/);
     });
   });
 
