@@ -60,7 +60,9 @@ export interface Answer {
 }
 
 export async function invoke(handler: Handler, event: ApiEvent): Promise<Answer> {
-  const result = await handler(event, lambdaContext('test', event.requestContext.requestId));
+  // Handler tests fire dozens of requests at one process, where Lambda would give each its own instance:
+  // a generous deadline keeps a loaded CI machine from turning queueing into timeouts.
+  const result = await handler(event, lambdaContext('test', event.requestContext.requestId, 60_000));
   if (!result) throw new Error('handler returned nothing');
   return {
     status: result.statusCode,

@@ -1,0 +1,119 @@
+/**
+ * Deployment settings of each environment, read from CDK context: one valibot schema with documented defaults.
+ * Values come from `cdk.json` (`petstore.<stage>.<key>`) and can be overridden on the command line with
+ * `-c petstore:<stage>:<key>=value`; command-line values arrive as strings, so numbers and booleans are coerced.
+ */
+import * as v from 'valibot';
+import type { Stage } from './outputs.js';
+
+const wholeNumber = (min: number, max: number, fallback: number) =>
+  v.pipe(
+    v.optional(
+      v.union([v.number(), v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number))], 'must be a whole number'),
+      fallback,
+    ),
+    v.integer('must be a whole number'),
+    v.minValue(min, `must be at least ${min}`),
+    v.maxValue(max, `must be at most ${max}`),
+  );
+
+const flag = (fallback: boolean) =>
+  v.optional(
+    v.union(
+      [
+        v.boolean(),
+        v.pipe(
+          v.picklist(['true', 'false'], 'must be true or false'),
+          v.transform((s) => s === 'true'),
+        ),
+      ],
+      'must be true or false',
+    ),
+    fallback,
+  );
+
+const isoDate = (fallback: string) =>
+  v.optional(v.pipe(v.string(), v.isoTimestamp('must be an ISO 8601 timestamp such as 2026-01-01T00:00:00Z')), fallback);
+
+/** The retention periods CloudWatch Logs accepts. */
+const RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653] as const;
+
+export const StageSettingsSchema = v.pipe(
+  v.object({
+    /** How long API Gateway caches an authorizer decision; revocations take effect within it. 0 disables caching. */
+    authorizerCacheTtlSeconds: wholeNumber(0, 3600, 60),
+    /** Length of a temporary ban (BAN_SECONDS of the functions). */
+    banSeconds: wholeNumber(1, 86_400, 900),
+    /** Stage-wide backstop in requests per second, far above any single plan; per-customer limits are exact in the functions. */
+    throttleRateLimit: wholeNumber(1, 10_000, 100),
+    throttleBurstLimit: wholeNumber(1, 5_000, 200),
+    /** Where alarm notifications go; no subscription when unset. */
+    alarmEmail: v.optional(v.pipe(v.string(), v.email('must be an e-mail address'))),
+    /** A custom domain (with an ACM certificate in the stack's region); both or neither. */
+    domainName: v.optional(v.pipe(v.string(), v.regex(/^(?=.{1,253}$)([a-z0-9-]{1,63}\.)+[a-z]{2,63}$/i, 'must be a domain name'))),
+    certificateArn: v.optional(
+      v.pipe(v.string(), v.regex(/^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[0-9a-f-]+$/, 'must be an ACM certificate ARN')),
+    ),
+    /** Dates of the deprecated GET /pets/{petId}; the defaults are those of lib/config.ts. */
+    petsDeprecatedAt: isoDate('2026-06-01T00:00:00Z'),
+    petsSunsetAt: isoDate('2027-06-01T00:00:00Z'),
+    docsUrl: v.optional(v.pipe(v.string(), v.url('must be a URL')), 'https://petstore.example.com/docs'),
+    /** A WAF web ACL with a per-IP rate rule in front of the stage. */
+    wafEnabled: flag(false),
+    /** Requests one IP may make in any 5-minute window before WAF blocks it (WAF's minimum is 10). */
+    wafRateLimitPer5Minutes: wholeNumber(10, 2_000_000_000, 2000),
+    logRetentionDays: v.pipe(
+      wholeNumber(1, 3653, 90),
+      v.check((days) => (RETENTION_DAYS as readonly number[]).includes(days), `must be one of ${RETENTION_DAYS.join(', ')}`),
+    ),
+  }),
+  v.check(
+    (s) => (s.domainName === undefined) === (s.certificateArn === undefined),
+    'domainName and certificateArn must be set together (or neither)',
+  ),
+  // The same rule lib/http/route-headers.ts applies at cold start (RFC 8594: a sunset never precedes the
+  // deprecation); checked here so a bad date fails `cdk synth` rather than every cold start after a deploy.
+  v.check(
+    (s) => Date.parse(s.petsSunsetAt) >= Date.parse(s.petsDeprecatedAt),
+    (issue) => {
+      const s = issue.input as { petsSunsetAt: string; petsDeprecatedAt: string };
+      return `the sunset date petsSunsetAt ${s.petsSunsetAt} is earlier than the deprecation date petsDeprecatedAt ${s.petsDeprecatedAt}`;
+    },
+  ),
+);
+export type StageSettings = v.InferOutput<typeof StageSettingsSchema>;
+
+/** Reads what `node.tryGetContext` returns; `App` and tests both pass their own reader. */
+export type ContextReader = (key: string) => unknown;
+
+const SETTING_KEYS = Object.keys(StageSettingsSchema.pipe[0].entries) as (keyof StageSettings)[];
+
+export function stageSettings(stage: Stage, context: ContextReader): StageSettings {
+  const fromJson = context('petstore');
+  const nested =
+    fromJson && typeof fromJson === 'object'
+      ? ((fromJson as Record<string, unknown>)[stage] as Record<string, unknown> | undefined)
+      : undefined;
+  const input: Record<string, unknown> = { ...(nested ?? {}) };
+  for (const key of SETTING_KEYS) {
+    const override = context(`petstore:${stage}:${key}`);
+    if (override !== undefined) input[key] = override;
+  }
+  const result = v.safeParse(StageSettingsSchema, input);
+  if (!result.success) {
+    const problems = result.issues.map((i) => `${v.getDotPath(i) ?? stage}: ${i.message}`).join('; ');
+    throw new Error(`Invalid CDK context for ${stage} (petstore.${stage} in cdk.json or -c petstore:${stage}:<key>=...): ${problems}`);
+  }
+  return result.output;
+}
+
+/** Account and region: context `account`/`region`, else the CLI's defaults; unset means an environment-agnostic synth. */
+export function deploymentEnv(context: ContextReader, processEnv = process.env): { account?: string; region?: string } {
+  // An empty value (CDK_DEFAULT_ACCOUNT= in a shell) means unset, not an account called "".
+  const pick = (...values: unknown[]) => values.map((value) => (value === undefined ? '' : String(value))).find((value) => value !== '');
+  const account = pick(context('account'), processEnv.CDK_DEFAULT_ACCOUNT);
+  const region = pick(context('region'), processEnv.CDK_DEFAULT_REGION);
+  if (account !== undefined && !/^\d{12}$/.test(account))
+    throw new Error(`Invalid CDK context: account "${account}" is not a 12-digit AWS account id`);
+  return { ...(account ? { account } : {}), ...(region ? { region } : {}) };
+}

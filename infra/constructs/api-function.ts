@@ -1,0 +1,118 @@
+/**
+ * A Lambda function of the API with the project's defaults: the runtime, arm64, an ESM bundle with the AWS SDK
+ * inside, JSON logs into its own log group with retention, X-Ray, and a role that starts with nothing but its
+ * own log group. `bindTable` hands over a table name and its grant together, so a function cannot be given a
+ * table without the matching permissions, nor permissions without the name.
+ */
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLevel, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { TABLES, type TableId } from '../../lib/dynamo/tables.js';
+import type { Access } from '../../lib/routes.js';
+import { actionsFor } from './table-access.js';
+
+/** The Lambda runtime of every function; moving to a newer Node.js is this one line. */
+export const LAMBDA_RUNTIME = Runtime.NODEJS_22_X;
+
+/**
+ * esbuild's ESM output has no `require`, yet some CommonJS dependencies inside the bundle (parts of the AWS SDK's
+ * dependency tree) call it; this shim gives them one.
+ */
+const ESM_REQUIRE_BANNER = "import { createRequire as __createRequire } from 'module'; const require = __createRequire(import.meta.url);";
+
+export interface ApiFunctionProps {
+  /** Absolute path of the handler module (exports `handler`). */
+  readonly entry: string;
+  /** Environment shared by all functions of a stage (STAGE, BAN_SECONDS, …). */
+  readonly environment: Record<string, string>;
+  readonly logRetention: RetentionDays;
+  /** What happens to the log group when the stack is deleted. */
+  readonly logRemovalPolicy: RemovalPolicy;
+  /** @default 512 MB: enough CPU to load the bundled SDK quickly on a cold start, at a modest price per ms */
+  readonly memorySize?: number;
+  /**
+   * @default 15 seconds: above the DynamoDB client's worst case (3 attempts with a 3 s request timeout plus
+   * backoff), so a DynamoDB outage ends as the function's 503 rather than a Lambda timeout, and below API Gateway's
+   * 29 s integration limit.
+   */
+  readonly timeout?: Duration;
+  readonly description?: string;
+}
+
+/**
+ * Credential providers the SDK's default chain loads with a dynamic import() only when the environment holds no
+ * credentials. Lambda always sets AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN, so the chain
+ * stops at its first, bundled, provider and these are never loaded; leaving them out takes about 140 KB (SSO,
+ * STS and sign-in clients) off every bundle and keeps each under 250 KB.
+ */
+export const LAZY_CREDENTIAL_PROVIDERS = [
+  '@aws-sdk/credential-provider-sso',
+  '@aws-sdk/credential-provider-ini',
+  '@aws-sdk/credential-provider-process',
+  '@aws-sdk/credential-provider-web-identity',
+  '@aws-sdk/credential-provider-login',
+  '@aws-sdk/credential-provider-http',
+  '@smithy/credential-provider-imds',
+  '@aws-sdk/nested-clients',
+  '@aws-sdk/token-providers',
+] as const;
+
+export class ApiFunction extends NodejsFunction {
+  readonly logGroupRef: LogGroup;
+
+  constructor(scope: Construct, id: string, props: ApiFunctionProps) {
+    // The role and log group are made before the function so the role can be passed in: without it the function
+    // would get the AWSLambdaBasicExecutionRole managed policy, which may write to every log group of the account.
+    const logGroup = new LogGroup(scope, `${id}Logs`, { retention: props.logRetention, removalPolicy: props.logRemovalPolicy });
+    const role = new Role(scope, `${id}Role`, {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `Runs ${id}: its own log group, X-Ray, and only the DynamoDB actions its route declares`,
+    });
+    logGroup.grantWrite(role);
+
+    super(scope, id, {
+      entry: props.entry,
+      handler: 'handler',
+      description: props.description,
+      runtime: LAMBDA_RUNTIME,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memorySize ?? 512,
+      timeout: props.timeout ?? Duration.seconds(15),
+      role,
+      logGroup,
+      loggingFormat: LoggingFormat.JSON,
+      applicationLogLevelV2: ApplicationLogLevel.INFO,
+      systemLogLevelV2: SystemLogLevel.WARN,
+      tracing: Tracing.ACTIVE,
+      environment: { ...props.environment },
+      bundling: {
+        format: OutputFormat.ESM,
+        mainFields: ['module', 'main'],
+        target: 'node22',
+        minify: true,
+        // No source maps: --enable-source-maps makes every stack trace parse a map of the whole bundled SDK.
+        // No keepNames either: it adds about 16 KB of name wrappers to every bundle, and the errors we log
+        // carry their own name and message.
+        sourceMap: false,
+        keepNames: false,
+        bundleAwsSDK: true,
+        externalModules: [...LAZY_CREDENTIAL_PROVIDERS],
+        banner: ESM_REQUIRE_BANNER,
+        forceDockerBundling: false,
+      },
+    });
+    this.logGroupRef = logGroup;
+  }
+
+  /** Sets the table's environment variable and grants exactly the actions of `access` on the table itself. */
+  bindTable(id: TableId, table: ITable, access: Access): void {
+    const spec = TABLES.find((t) => t.id === id);
+    if (!spec) throw new Error(`Unknown table ${id}`);
+    this.addEnvironment(spec.envVar, table.tableName);
+    this.addToRolePolicy(new PolicyStatement({ actions: [...actionsFor(id, access)], resources: [table.tableArn] }));
+  }
+}

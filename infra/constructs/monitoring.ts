@@ -1,0 +1,167 @@
+/**
+ * What an operator looks at and what wakes them: one dashboard per environment and alarms on the three symptoms
+ * clients feel (server errors, slow answers, DynamoDB throttling), all notifying one SNS topic.
+ */
+import { Duration } from 'aws-cdk-lib';
+import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
+import {
+  Alarm,
+  ComparisonOperator,
+  Dashboard,
+  GraphWidget,
+  type IMetric,
+  MathExpression,
+  Metric,
+  TextWidget,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { FilterPattern, type ILogGroup, MetricFilter } from 'aws-cdk-lib/aws-logs';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import { Construct } from 'constructs';
+import type { TableId } from '../../lib/dynamo/tables.js';
+import { ROUTES } from '../../lib/routes.js';
+import { API_STAGE_NAME, type Stage } from '../outputs.js';
+
+export interface MonitoringProps {
+  readonly stage: Stage;
+  readonly api: RestApi;
+  readonly accessLogGroup: ILogGroup;
+  readonly authorizerFunction: IFunction;
+  readonly tables: Readonly<Record<TableId, ITable>>;
+  /** @default - no subscription; subscribe to the topic by other means */
+  readonly alarmEmail?: string;
+}
+
+const PERIOD = Duration.minutes(5);
+
+/** Alarm thresholds, chosen so one bad request in a quiet hour does not page anyone. */
+export const ALARM_THRESHOLDS = {
+  /** Per cent of requests answered 5xx, over at least 20 requests in 5 minutes, in 2 of 3 periods. */
+  serverErrorPercent: 1,
+  /** p99 of API Gateway's latency in ms for 15 minutes; DynamoDB answers in single-digit ms, cold starts in ~1 s. */
+  p99LatencyMs: 2000,
+  /** Throttled DynamoDB requests in each of two consecutive 5-minute periods: on-demand capacity is not keeping up. */
+  dynamoThrottles: 1,
+} as const;
+
+export class Monitoring extends Construct {
+  readonly topic: Topic;
+  readonly dashboard: Dashboard;
+  readonly alarms: readonly Alarm[];
+
+  constructor(scope: Construct, id: string, props: MonitoringProps) {
+    super(scope, id);
+    const { api, stage } = props;
+
+    this.topic = new Topic(this, 'AlarmTopic', { displayName: `Pet Store ${stage} alarms`, enforceSSL: true });
+    if (props.alarmEmail) this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
+
+    const requests = api.metricCount({ period: PERIOD, statistic: 'Sum', label: 'requests' });
+    const clientErrors = api.metricClientError({ period: PERIOD, statistic: 'Sum', label: '4xx' });
+    const serverErrors = api.metricServerError({ period: PERIOD, statistic: 'Sum', label: '5xx' });
+    // API Gateway has no 429 metric; the access log has every final status, whoever answered.
+    const tooMany = new MetricFilter(this, 'TooManyRequests', {
+      logGroup: props.accessLogGroup,
+      filterPattern: FilterPattern.numberValue('$.status', '=', 429),
+      metricNamespace: `PetStore/${stage}`,
+      metricName: 'Responses429',
+      metricValue: '1',
+      defaultValue: 0,
+    }).metric({ period: PERIOD, statistic: 'Sum', label: '429' });
+
+    const operationLatency = (statistic: string) =>
+      ROUTES.map(
+        (route) =>
+          new Metric({
+            namespace: 'AWS/ApiGateway',
+            metricName: 'Latency',
+            dimensionsMap: { ApiName: api.restApiName, Stage: API_STAGE_NAME, Method: route.method, Resource: route.path },
+            period: PERIOD,
+            statistic,
+            label: `${route.operationId} ${statistic}`,
+          }),
+      );
+
+    const throttleMetrics: Record<string, IMetric> = {};
+    for (const [tableId, table] of Object.entries(props.tables)) {
+      throttleMetrics[`${tableId}Read`] = table.metric('ReadThrottleEvents', { period: PERIOD, statistic: 'Sum' });
+      throttleMetrics[`${tableId}Write`] = table.metric('WriteThrottleEvents', { period: PERIOD, statistic: 'Sum' });
+    }
+    const dynamoThrottles = new MathExpression({
+      expression: Object.keys(throttleMetrics).join(' + '),
+      usingMetrics: throttleMetrics,
+      period: PERIOD,
+      label: 'DynamoDB throttled requests (all tables)',
+    });
+
+    const serverErrorRate = new MathExpression({
+      expression: 'IF(requests >= 20, 100 * errors / requests, 0)',
+      usingMetrics: { requests, errors: serverErrors },
+      period: PERIOD,
+      label: '5xx %',
+    });
+
+    const alarmOn = (alarmId: string, alarm: Omit<ConstructorParameters<typeof Alarm>[2], 'metric'> & { metric: IMetric }) => {
+      const created = new Alarm(this, alarmId, { treatMissingData: TreatMissingData.NOT_BREACHING, ...alarm });
+      created.addAlarmAction(new SnsAction(this.topic));
+      created.addOkAction(new SnsAction(this.topic));
+      return created;
+    };
+    this.alarms = [
+      alarmOn('ServerErrorRate', {
+        alarmDescription: `Pet Store ${stage}: more than ${ALARM_THRESHOLDS.serverErrorPercent}% of requests answered 5xx`,
+        metric: serverErrorRate,
+        threshold: ALARM_THRESHOLDS.serverErrorPercent,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 2,
+      }),
+      alarmOn('LatencyP99', {
+        alarmDescription: `Pet Store ${stage}: p99 latency above ${ALARM_THRESHOLDS.p99LatencyMs} ms`,
+        metric: api.metricLatency({ period: PERIOD, statistic: 'p99' }),
+        threshold: ALARM_THRESHOLDS.p99LatencyMs,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 3,
+      }),
+      alarmOn('DynamoDbThrottling', {
+        alarmDescription: `Pet Store ${stage}: DynamoDB is throttling requests (callers see 503 after retries)`,
+        metric: dynamoThrottles,
+        threshold: ALARM_THRESHOLDS.dynamoThrottles,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 2,
+      }),
+    ];
+
+    this.dashboard = new Dashboard(this, 'Dashboard', { dashboardName: `PetStore-${stage}`, defaultInterval: Duration.hours(3) });
+    this.dashboard.addWidgets(
+      new TextWidget({
+        markdown: `# Pet Store ${stage}\nStage \`${API_STAGE_NAME}\`; alarms notify the SNS topic of this stack.`,
+        width: 24,
+        height: 2,
+      }),
+    );
+    this.dashboard.addWidgets(
+      new GraphWidget({ title: 'Requests, 4xx and 5xx', left: [requests], right: [clientErrors, serverErrors], width: 12 }),
+      new GraphWidget({ title: '429 Too Many Requests (plan limits, bans, stage throttle)', left: [tooMany], width: 12 }),
+    );
+    this.dashboard.addWidgets(
+      new GraphWidget({ title: 'Latency p50 per operation (ms)', left: operationLatency('p50'), width: 12 }),
+      new GraphWidget({ title: 'Latency p99 per operation (ms)', left: operationLatency('p99'), width: 12 }),
+    );
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Authorizer errors and throttles',
+        left: [
+          props.authorizerFunction.metricErrors({ period: PERIOD, statistic: 'Sum', label: 'errors' }),
+          props.authorizerFunction.metricThrottles({ period: PERIOD, statistic: 'Sum', label: 'throttles' }),
+        ],
+        width: 12,
+      }),
+      new GraphWidget({ title: 'DynamoDB throttled requests', left: [dynamoThrottles], width: 12 }),
+    );
+  }
+}

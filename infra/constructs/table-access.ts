@@ -1,0 +1,35 @@
+/**
+ * The one place that says which DynamoDB actions an access level means for each table, derived from what the code
+ * in lib/ actually sends. A route asking for an access this map does not know fails the synth instead of being
+ * granted something broad; there is no `dynamodb:*` and no grantReadWriteData (which adds Scan, BatchWrite, Delete).
+ */
+import type { TableId } from '../../lib/dynamo/tables.js';
+import type { Access } from '../../lib/routes.js';
+
+export const TABLE_ACTIONS: Readonly<Record<TableId, Partial<Record<Access, readonly string[]>>>> = {
+  // listCategories queries the CATEGORY partition; createCategory is one TransactWriteItems of an Update (the id
+  // counter) and two conditional Puts, and IAM checks each part's own action.
+  categories: {
+    read: ['dynamodb:Query'],
+    write: ['dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:ConditionCheckItem'],
+  },
+  // The authorizer looks up a customer's plan; the admin CLI, not a function, writes customers.
+  customers: { read: ['dynamodb:GetItem'] },
+  // The authorizer looks a key up by its hash (the table key); the byKeyId index is for the admin CLI only.
+  keys: { read: ['dynamodb:GetItem'] },
+  // Reading a customer's windows is one GetItem; counting a request is a conditional UpdateItem.
+  counters: {
+    read: ['dynamodb:GetItem'],
+    write: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+  },
+};
+
+export function actionsFor(table: TableId, access: Access): readonly string[] {
+  const actions = TABLE_ACTIONS[table][access];
+  if (!actions)
+    throw new Error(`No DynamoDB actions are defined for ${access} access to the ${table} table (infra/constructs/table-access.ts)`);
+  return actions;
+}
+
+/** The authorizer is not an operation of the route table, so its tables are declared here. */
+export const AUTHORIZER_TABLES: Partial<Record<TableId, Access>> = { keys: 'read', customers: 'read' };

@@ -1,0 +1,46 @@
+/**
+ * The DynamoDB tables of one environment, declared from TABLES so they match what the local gateway creates.
+ * Production tables outlive their stack (deletion protection, RETAIN); staging tables go with it.
+ */
+import { RemovalPolicy } from 'aws-cdk-lib';
+import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { Construct } from 'constructs';
+import { TABLES, type TableId } from '../../lib/dynamo/tables.js';
+
+export interface PetStoreTablesProps {
+  /** Keep the data when the stack is deleted or a table would be replaced. */
+  readonly retainData: boolean;
+}
+
+const attributeType = { S: AttributeType.STRING, N: AttributeType.NUMBER } as const;
+
+export class PetStoreTables extends Construct {
+  readonly tables: Readonly<Record<TableId, Table>>;
+
+  constructor(scope: Construct, id: string, props: PetStoreTablesProps) {
+    super(scope, id);
+    const tables: Partial<Record<TableId, Table>> = {};
+    for (const spec of TABLES) {
+      const table = new Table(this, spec.id, {
+        partitionKey: { name: spec.partitionKey.name, type: attributeType[spec.partitionKey.type] },
+        sortKey: spec.sortKey ? { name: spec.sortKey.name, type: attributeType[spec.sortKey.type] } : undefined,
+        // Traffic follows customers' plans, not a steady baseline, and a throttled counter write would refuse a
+        // paying request, so capacity follows demand.
+        billingMode: BillingMode.PAY_PER_REQUEST,
+        pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+        timeToLiveAttribute: spec.ttlAttribute,
+        encryption: TableEncryption.AWS_MANAGED,
+        deletionProtection: props.retainData,
+        removalPolicy: props.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+      });
+      for (const index of spec.indexes ?? []) {
+        table.addGlobalSecondaryIndex({
+          indexName: index.name,
+          partitionKey: { name: index.partitionKey.name, type: attributeType[index.partitionKey.type] },
+        });
+      }
+      tables[spec.id] = table;
+    }
+    this.tables = tables as Record<TableId, Table>;
+  }
+}

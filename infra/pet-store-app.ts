@@ -1,0 +1,27 @@
+/**
+ * The CDK app: the staging and the production stack from one stack class, each with its settings from context,
+ * checked by cdk-nag's AWS Solutions rules. `infra/app.ts` runs it for the CLI; tests build it in-process.
+ */
+import { App, type AppProps, Aspects } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { deploymentEnv, stageSettings } from './config.js';
+import { STACK_NAMES, STAGES, type Stage } from './outputs.js';
+import { PetStoreStack } from './pet-store-stack.js';
+
+export interface PetStoreApp {
+  app: App;
+  stacks: Record<Stage, PetStoreStack>;
+}
+
+export function buildApp(props?: AppProps): PetStoreApp {
+  const app = new App(props);
+  const context = (key: string) => app.node.tryGetContext(key);
+  const env = deploymentEnv(context);
+  const stacks = Object.fromEntries(
+    STAGES.map((stage) => [stage, new PetStoreStack(app, STACK_NAMES[stage], { stage, settings: stageSettings(stage, context), env })]),
+  ) as Record<Stage, PetStoreStack>;
+  // cdk-nag 2.x is an Aspect, not a policy-validation plugin (it has no IPolicyValidationPlugin), so it is added
+  // here; aws-cdk-lib's own CloudFormation validation runs as a plugin at synth (see cdk.json's feature flag).
+  Aspects.of(app).add(new AwsSolutionsChecks({ verbose: true }));
+  return { app, stacks };
+}

@@ -1,0 +1,75 @@
+/** Deployment settings from CDK context: defaults, command-line overrides, and refusals with clear messages. */
+import { describe, expect, it } from 'vitest';
+import { deploymentEnv, stageSettings } from '../../infra/config.js';
+
+const reader = (context: Record<string, unknown>) => (key: string) => context[key];
+
+describe('stage settings', () => {
+  it('default to the documented values when cdk.json says nothing', () => {
+    expect(stageSettings('staging', reader({}))).toEqual({
+      authorizerCacheTtlSeconds: 60,
+      banSeconds: 900,
+      throttleRateLimit: 100,
+      throttleBurstLimit: 200,
+      petsDeprecatedAt: '2026-06-01T00:00:00Z',
+      petsSunsetAt: '2027-06-01T00:00:00Z',
+      docsUrl: 'https://petstore.example.com/docs',
+      wafEnabled: false,
+      wafRateLimitPer5Minutes: 2000,
+      logRetentionDays: 90,
+    });
+  });
+
+  it('take cdk.json values per stage, and -c petstore:<stage>:<key> strings over them', () => {
+    const context = reader({
+      petstore: { production: { banSeconds: 600, wafEnabled: true }, staging: { banSeconds: 60 } },
+      'petstore:production:banSeconds': '1200',
+      'petstore:production:wafEnabled': 'false',
+    });
+    expect(stageSettings('production', context)).toMatchObject({ banSeconds: 1200, wafEnabled: false });
+    expect(stageSettings('staging', context)).toMatchObject({ banSeconds: 60 });
+  });
+
+  it('refuse a sunset earlier than the deprecation, naming both dates', () => {
+    const context = reader({ petstore: { staging: { petsDeprecatedAt: '2027-01-01T00:00:00Z', petsSunsetAt: '2026-01-01T00:00:00Z' } } });
+    expect(() => stageSettings('staging', context)).toThrow(
+      /staging.*sunset date petsSunsetAt 2026-01-01T00:00:00Z is earlier than the deprecation date petsDeprecatedAt 2027-01-01T00:00:00Z/,
+    );
+  });
+
+  it.each([
+    ['authorizerCacheTtlSeconds', '3601', /at most 3600/],
+    ['banSeconds', 'soon', /whole number/],
+    ['alarmEmail', 'ops', /e-mail/],
+    ['logRetentionDays', '31', /must be one of/],
+    ['wafEnabled', 'yes', /true or false/],
+    ['petsSunsetAt', 'next year', /ISO 8601/],
+  ])('refuse %s=%s with a message that says what is expected', (key, value, message) => {
+    expect(() => stageSettings('production', reader({ [`petstore:production:${key}`]: value }))).toThrow(message);
+  });
+
+  it('want domainName and certificateArn together', () => {
+    expect(() => stageSettings('production', reader({ 'petstore:production:domainName': 'api.example.com' }))).toThrow(
+      /domainName and certificateArn must be set together/,
+    );
+  });
+});
+
+describe('deployment environment', () => {
+  it('comes from context, else from the CDK CLI defaults, else stays environment-agnostic', () => {
+    expect(deploymentEnv(reader({ account: '123456789012', region: 'eu-west-1' }), {})).toEqual({
+      account: '123456789012',
+      region: 'eu-west-1',
+    });
+    expect(deploymentEnv(reader({}), { CDK_DEFAULT_ACCOUNT: '210987654321', CDK_DEFAULT_REGION: 'us-east-2' })).toEqual({
+      account: '210987654321',
+      region: 'us-east-2',
+    });
+    expect(deploymentEnv(reader({}), {})).toEqual({});
+    expect(deploymentEnv(reader({}), { CDK_DEFAULT_ACCOUNT: '', CDK_DEFAULT_REGION: '' })).toEqual({});
+  });
+
+  it('refuses an account id that is not 12 digits', () => {
+    expect(() => deploymentEnv(reader({ account: '1234' }), {})).toThrow(/12-digit/);
+  });
+});

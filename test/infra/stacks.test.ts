@@ -1,0 +1,421 @@
+/**
+ * The synthesized CloudFormation of both environments, read as the contract of issue 5: stage v1, the authorizer
+ * on every route, one function per operation with only its tables' actions, tables, gateway responses in the
+ * Error shape, stage settings, monitoring, outputs, and a clean cdk-nag report.
+ */
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { AUTHORIZER_MESSAGE_TYPES } from '../../infra/constructs/pet-store-api.js';
+import { TABLE_ACTIONS } from '../../infra/constructs/table-access.js';
+import { STACK_NAMES, STAGES, type Stage, TABLE_OUTPUT_KEYS } from '../../infra/outputs.js';
+import { TABLES, type TableId } from '../../lib/dynamo/tables.js';
+import { GATEWAY_RATE_LIMIT_HEADERS, GATEWAY_RESPONSES, type GatewayResponseSpec } from '../../lib/http/gateway-responses.js';
+import { type Access, ROUTES, type Route } from '../../lib/routes.js';
+import { synthApp } from './synth-app.js';
+
+// biome-ignore lint/suspicious/noExplicitAny: synthesized CloudFormation is untyped JSON; the assertions check its shape.
+type Json = any;
+type Resource = { Type: string; Properties?: Record<string, Json>; DeletionPolicy?: string; UpdateReplacePolicy?: string };
+
+let app: ReturnType<typeof synthApp>;
+const templates = {} as Record<Stage, Template>;
+const json = {} as Record<
+  Stage,
+  { Resources: Record<string, Resource>; Outputs: Record<string, Json>; Parameters?: Record<string, unknown> }
+>;
+
+beforeAll(() => {
+  app = synthApp();
+  for (const stage of STAGES) {
+    templates[stage] = app.template(stage);
+    json[stage] = templates[stage].toJSON() as (typeof json)[Stage];
+  }
+}, 120_000);
+
+const resourcesOf = (stage: Stage, type: string) => Object.entries(json[stage].Resources).filter(([, r]) => r.Type === type);
+const logicalIdOf = (stage: Stage, construct: { node: { defaultChild?: unknown } } | undefined): string => {
+  const child = construct?.node.defaultChild;
+  if (!child) throw new Error('construct has no default child');
+  return app.stacks[stage].getLogicalId(child as never);
+};
+const tableLogicalId = (stage: Stage, id: TableId) => logicalIdOf(stage, app.stacks[stage].tables.tables[id]);
+const routes = ROUTES as readonly Route[];
+
+/** Full path of an API Gateway resource, from its PathPart and ParentId chain. */
+function resourcePath(stage: Stage, resourceId: unknown): string {
+  if (!resourceId || typeof resourceId !== 'object' || !('Ref' in resourceId)) return '';
+  const resource = json[stage].Resources[(resourceId as { Ref: string }).Ref];
+  if (!resource) throw new Error(`no resource ${JSON.stringify(resourceId)}`);
+  return `${resourcePath(stage, resource.Properties?.ParentId)}/${resource.Properties?.PathPart}`;
+}
+
+describe.each(STAGES)('the %s stack', (stage) => {
+  it('exists under its contract name, with termination protection only in production', () => {
+    expect(app.stacks[stage].stackName).toBe(STACK_NAMES[stage]);
+    expect(app.artifact(stage).terminationProtection ?? false).toBe(stage === 'production');
+  });
+
+  describe('API stage', () => {
+    it('is named v1 with X-Ray, detailed metrics, error-level execution logs without data traces, and the throttle of its context', () => {
+      const throttle = stage === 'production' ? { rate: 500, burst: 1000 } : { rate: 50, burst: 100 };
+      templates[stage].resourceCountIs('AWS::ApiGateway::Stage', 1);
+      templates[stage].hasResourceProperties('AWS::ApiGateway::Stage', {
+        StageName: 'v1',
+        TracingEnabled: true,
+        MethodSettings: [
+          {
+            HttpMethod: '*',
+            ResourcePath: '/*',
+            MetricsEnabled: true,
+            LoggingLevel: 'ERROR',
+            DataTraceEnabled: false,
+            ThrottlingRateLimit: throttle.rate,
+            ThrottlingBurstLimit: throttle.burst,
+          },
+        ],
+      });
+    });
+
+    it('writes JSON access logs without the Authorization header or strings the client chooses freely', () => {
+      const [, stageResource] = resourcesOf(stage, 'AWS::ApiGateway::Stage')[0] ?? [];
+      const format = stageResource?.Properties?.AccessLogSetting?.Format as string;
+      // Substitute each variable as API Gateway would (numbers stay bare, messageString brings its own quotes).
+      const sample = format.replace('$context.error.messageString', '"Unauthorized"').replace(/\$context\.[A-Za-z.]+/g, '1');
+      expect(JSON.parse(sample)).toMatchObject({ requestId: '1', status: 1, customerId: '1' });
+      expect(format.toLowerCase()).not.toContain('authorization');
+      // Unescaped client-chosen strings could forge JSON fields in the log.
+      expect(format).not.toMatch(/\$context\.(identity\.userAgent|path)\b/);
+    });
+  });
+
+  describe('authorizer', () => {
+    it('is a REQUEST authorizer on the Authorization header, with the cache TTL of the context', () => {
+      templates[stage].resourceCountIs('AWS::ApiGateway::Authorizer', 1);
+      templates[stage].hasResourceProperties('AWS::ApiGateway::Authorizer', {
+        Type: 'REQUEST',
+        IdentitySource: 'method.request.header.Authorization',
+        // cdk.json says 60 for both; the test app overrides staging with -c petstore:staging:authorizerCacheTtlSeconds=30.
+        AuthorizerResultTtlInSeconds: stage === 'staging' ? 30 : 60,
+      });
+    });
+
+    it('reads only the keys and customers tables, and gets only their names', () => {
+      const fn = json[stage].Resources[logicalIdOf(stage, app.stacks[stage].api.authorizerFunction)];
+      const variables = fn?.Properties?.Environment?.Variables as Record<string, unknown>;
+      expect(Object.keys(variables).sort()).toEqual(['CUSTOMERS_TABLE', 'KEYS_TABLE', 'STAGE']);
+    });
+  });
+
+  describe.each(routes.map((r) => [r.operationId, r] as const))('route %s', (_operationId, route) => {
+    it('has its method on its path, behind the authorizer, integrated with its own function', () => {
+      const authorizerId = resourcesOf(stage, 'AWS::ApiGateway::Authorizer')[0]?.[0];
+      const fnId = logicalIdOf(stage, app.stacks[stage].api.functions[route.operationId]);
+      const methods = resourcesOf(stage, 'AWS::ApiGateway::Method').filter(
+        ([, m]) => m.Properties?.HttpMethod === route.method && resourcePath(stage, m.Properties?.ResourceId) === route.path,
+      );
+      expect(methods).toHaveLength(1);
+      const method = methods[0]?.[1].Properties ?? {};
+      expect(method.AuthorizationType).toBe('CUSTOM');
+      expect(method.AuthorizerId).toEqual({ Ref: authorizerId });
+      expect(method.OperationName).toBe(route.operationId);
+      expect(method.Integration.Type).toBe('AWS_PROXY');
+      expect(JSON.stringify(method.Integration.Uri)).toContain(`"${fnId}"`);
+    });
+
+    it('has a function with the environment of its tables and settings, nothing more', () => {
+      const fn = json[stage].Resources[logicalIdOf(stage, app.stacks[stage].api.functions[route.operationId])];
+      const variables = fn?.Properties?.Environment?.Variables as Record<string, unknown>;
+      const tableVars = TABLES.filter((t) => t.id in route.tables).map((t) => t.envVar);
+      expect(Object.keys(variables).sort()).toEqual(
+        ['BAN_SECONDS', 'DOCS_URL', 'PETS_DEPRECATED_AT', 'PETS_SUNSET_AT', 'STAGE', ...tableVars].sort(),
+      );
+      expect(variables.STAGE).toBe(stage);
+      expect(variables.BAN_SECONDS).toBe('900');
+      for (const t of TABLES.filter((t) => t.id in route.tables)) expect(variables[t.envVar]).toEqual({ Ref: tableLogicalId(stage, t.id) });
+    });
+
+    it("may call only the DynamoDB actions of its tables' access, on those tables' ARNs", () => {
+      const fn = app.stacks[stage].api.functions[route.operationId];
+      const statements = dynamoStatements(stage, fn?.role);
+      expect(statements).toEqual(
+        expect.arrayContaining(
+          Object.entries(route.tables).map(([id, access]) => ({
+            actions: [...(TABLE_ACTIONS[id as TableId][access as Access] ?? [])].sort(),
+            resource: { 'Fn::GetAtt': [tableLogicalId(stage, id as TableId), 'Arn'] },
+          })),
+        ),
+      );
+      expect(statements).toHaveLength(Object.keys(route.tables).length);
+    });
+  });
+
+  it('gives every function its own role whose only statements are its log group, X-Ray and its DynamoDB tables', () => {
+    const api = app.stacks[stage].api;
+    const allFunctions = [api.authorizerFunction, ...Object.values(api.functions)];
+    const roleIds = new Set<string>();
+    for (const fn of allFunctions) {
+      const roleId = logicalIdOf(stage, fn.role as never);
+      roleIds.add(roleId);
+      expect(json[stage].Resources[roleId]?.Properties?.ManagedPolicyArns).toBeUndefined();
+      for (const statement of statementsOf(stage, roleId)) {
+        const actions = ([] as string[]).concat(statement.Action);
+        if (actions.every((a) => a.startsWith('xray:'))) {
+          // X-Ray's write actions have no resource-level permissions (see the nag suppression's reason).
+          expect(actions.sort()).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
+          expect(statement.Resource).toBe('*');
+        } else if (actions.every((a) => a.startsWith('logs:'))) {
+          expect(actions.sort()).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
+          expect(statement.Resource).toEqual({ 'Fn::GetAtt': [logicalIdOf(stage, fn.logGroupRef), 'Arn'] });
+        } else {
+          expect(actions.every((a) => a.startsWith('dynamodb:') && !a.includes('*'))).toBe(true);
+          expect(JSON.stringify(statement.Resource)).not.toContain('*');
+        }
+      }
+    }
+    expect(roleIds.size).toBe(routes.length + 1);
+  });
+
+  it('runs every function on Node.js 22, arm64, with JSON logs, X-Ray and a deliberate memory size and timeout', () => {
+    const functions = resourcesOf(stage, 'AWS::Lambda::Function');
+    expect(functions).toHaveLength(routes.length + 1);
+    for (const [, fn] of functions) {
+      expect(fn.Properties).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+        MemorySize: 512,
+        LoggingConfig: { LogFormat: 'JSON', LogGroup: { Ref: expect.any(String) } },
+        TracingConfig: { Mode: 'Active' },
+      });
+      expect(fn.Properties?.Timeout).toBeGreaterThanOrEqual(10);
+      expect(fn.Properties?.Timeout).toBeLessThan(29);
+    }
+  });
+
+  it('keeps every log group for a limited time', () => {
+    const groups = resourcesOf(stage, 'AWS::Logs::LogGroup');
+    expect(groups).toHaveLength(routes.length + 2); // functions, authorizer, access logs
+    for (const [, group] of groups) {
+      expect(group.Properties?.RetentionInDays).toBe(stage === 'production' ? 365 : 30);
+      expect(group.DeletionPolicy).toBe(stage === 'production' ? 'Retain' : 'Delete');
+    }
+  });
+
+  describe('tables', () => {
+    it.each(TABLES.map((t) => [t.id, t] as const))(
+      '%s is on-demand with point-in-time recovery, its keys, indexes and TTL',
+      (_id, spec) => {
+        const table = json[stage].Resources[tableLogicalId(stage, spec.id)];
+        expect(table?.Properties).toMatchObject({
+          BillingMode: 'PAY_PER_REQUEST',
+          PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+          KeySchema: [
+            { AttributeName: spec.partitionKey.name, KeyType: 'HASH' },
+            ...(spec.sortKey ? [{ AttributeName: spec.sortKey.name, KeyType: 'RANGE' }] : []),
+          ],
+        });
+        if (spec.ttlAttribute) {
+          expect(table?.Properties?.TimeToLiveSpecification).toEqual({ AttributeName: spec.ttlAttribute, Enabled: true });
+        } else {
+          expect(table?.Properties?.TimeToLiveSpecification).toBeUndefined();
+        }
+        const indexes = (table?.Properties?.GlobalSecondaryIndexes ?? []) as { IndexName: string }[];
+        expect(indexes.map((i) => i.IndexName)).toEqual((spec.indexes ?? []).map((i) => i.name));
+      },
+    );
+
+    it(stage === 'production' ? 'are protected from deletion and retained' : 'may be deleted with the stack', () => {
+      for (const spec of TABLES) {
+        const table = json[stage].Resources[tableLogicalId(stage, spec.id)];
+        if (stage === 'production') {
+          expect(table?.Properties?.DeletionProtectionEnabled).toBe(true);
+          expect(table?.DeletionPolicy).toBe('Retain');
+          expect(table?.UpdateReplacePolicy).toBe('Retain');
+        } else {
+          expect(table?.Properties?.DeletionProtectionEnabled).toBe(false);
+          expect(table?.DeletionPolicy).toBe('Delete');
+        }
+      }
+    });
+  });
+
+  describe('gateway responses', () => {
+    const entries = Object.entries(GATEWAY_RESPONSES) as [string, GatewayResponseSpec][];
+
+    it.each(entries)('%s answers in the Error shape with JSON, X-Request-Id and the gateway X-RateLimit headers', (type, spec) => {
+      const responses = resourcesOf(stage, 'AWS::ApiGateway::GatewayResponse').filter(([, r]) => r.Properties?.ResponseType === type);
+      expect(responses).toHaveLength(1);
+      const props = responses[0]?.[1].Properties ?? {};
+      expect(props.StatusCode).toBe(String(spec.status));
+      const body = JSON.parse(props.ResponseTemplates['application/json']);
+      expect(body).toEqual({
+        code: spec.code,
+        message: AUTHORIZER_MESSAGE_TYPES.has(type) ? '$context.authorizer.message' : spec.message,
+        status: spec.status,
+      });
+      expect(Object.keys(body)).toEqual(['code', 'message', 'status']);
+      const headers: Record<string, string> = {
+        'gatewayresponse.header.Content-Type': "'application/json'",
+        'gatewayresponse.header.X-Request-Id': 'context.requestId',
+      };
+      for (const [name, value] of Object.entries({ ...GATEWAY_RATE_LIMIT_HEADERS, ...spec.headers })) {
+        headers[`gatewayresponse.header.${name}`] = `'${value}'`;
+      }
+      expect(props.ResponseParameters).toEqual(headers);
+    });
+
+    it.each([
+      ['UNAUTHORIZED', '401', 'UNAUTHORIZED'],
+      ['ACCESS_DENIED', '401', 'UNAUTHORIZED'],
+      ['MISSING_AUTHENTICATION_TOKEN', '404', 'NOT_FOUND'],
+      ['THROTTLED', '429', 'THROTTLED'],
+      ['REQUEST_TOO_LARGE', '413', 'PAYLOAD_TOO_LARGE'],
+      ['DEFAULT_4XX', '400', 'VALIDATION_FAILED'],
+      ['DEFAULT_5XX', '500', 'INTERNAL_ERROR'],
+      ['AUTHORIZER_FAILURE', '503', 'SERVICE_UNAVAILABLE'],
+    ])('%s is %s %s', (type, status, code) => {
+      templates[stage].hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+        ResponseType: type,
+        StatusCode: status,
+        ResponseTemplates: { 'application/json': Match.stringLikeRegexp(`^\\{"code":"${code}",`) },
+      });
+    });
+
+    it('tells a throttled client when to retry', () => {
+      templates[stage].hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+        ResponseType: 'THROTTLED',
+        ResponseParameters: Match.objectLike({ 'gatewayresponse.header.Retry-After': "'1'" }),
+      });
+    });
+  });
+
+  describe('outputs', () => {
+    it('give the API URL, ending in /v1', () => {
+      const value = json[stage].Outputs.ApiUrl?.Value;
+      const parts = value?.['Fn::Join']?.[1] as unknown[];
+      expect(parts.at(-1)).toMatch(/\/v1$/);
+      expect(parts).toContainEqual({ Ref: logicalIdOf(stage, app.stacks[stage].api.api) });
+      // No second, slash-terminated URL output from RestApi to confuse the CLI.
+      expect(Object.keys(json[stage].Outputs).filter((k) => k.includes('Endpoint'))).toEqual([]);
+    });
+
+    it.each(TABLES.map((t) => t.id))('give the name of the %s table', (id) => {
+      expect(json[stage].Outputs[TABLE_OUTPUT_KEYS[id]]?.Value).toEqual({ Ref: tableLogicalId(stage, id) });
+    });
+  });
+
+  describe('operations', () => {
+    it('has a dashboard with requests, errors, 429s, latency per operation, authorizer errors and DynamoDB throttles', () => {
+      const dashboards = resourcesOf(stage, 'AWS::CloudWatch::Dashboard');
+      expect(dashboards).toHaveLength(1);
+      const body = JSON.stringify(dashboards[0]?.[1].Properties?.DashboardBody);
+      for (const needle of ['Count', '4XXError', '5XXError', 'Responses429', 'ReadThrottleEvents', 'WriteThrottleEvents', 'Errors']) {
+        expect(body).toContain(needle);
+      }
+      for (const route of routes) expect(body).toContain(`${route.operationId} p99`);
+      for (const route of routes) expect(body).toContain(`${route.operationId} p50`);
+    });
+
+    it('alarms on the 5xx rate, p99 latency and DynamoDB throttling, notifying the SNS topic', () => {
+      const alarms = resourcesOf(stage, 'AWS::CloudWatch::Alarm');
+      expect(alarms).toHaveLength(3);
+      const topicId = logicalIdOf(stage, app.stacks[stage].monitoring.topic);
+      for (const [, alarm] of alarms) {
+        expect(alarm.Properties?.AlarmActions).toEqual([{ Ref: topicId }]);
+        expect(alarm.Properties?.OKActions).toEqual([{ Ref: topicId }]);
+      }
+      const text = JSON.stringify(alarms);
+      expect(text).toContain('5XXError');
+      expect(text).toContain('"ExtendedStatistic":"p99"');
+      expect(text).toContain('ThrottleEvents');
+    });
+
+    it(stage === 'production' ? 'e-mails the configured address' : 'has no e-mail subscription when none is configured', () => {
+      const subscriptions = resourcesOf(stage, 'AWS::SNS::Subscription');
+      if (stage === 'production') {
+        expect(subscriptions.map(([, s]) => s.Properties)).toEqual([
+          expect.objectContaining({ Protocol: 'email', Endpoint: 'oncall@example.com' }),
+        ]);
+      } else {
+        expect(subscriptions).toEqual([]);
+      }
+    });
+
+    it(stage === 'production' ? 'puts a WAF per-IP rate rule in front of the stage' : 'has no WAF (wafEnabled is false)', () => {
+      if (stage === 'production') {
+        templates[stage].hasResourceProperties('AWS::WAFv2::WebACL', {
+          Scope: 'REGIONAL',
+          Rules: [Match.objectLike({ Statement: { RateBasedStatement: { AggregateKeyType: 'IP', Limit: 3000 } } })],
+        });
+        templates[stage].resourceCountIs('AWS::WAFv2::WebACLAssociation', 1);
+      } else {
+        templates[stage].resourceCountIs('AWS::WAFv2::WebACL', 0);
+      }
+    });
+  });
+
+  describe('checks', () => {
+    it('has no unsuppressed cdk-nag (AwsSolutions) errors or warnings', () => {
+      const findings = app
+        .artifact(stage)
+        .messages.filter((m) => m.level !== 'info' && String(m.entry.data).includes('AwsSolutions-'))
+        .map((m) => `${m.level} ${m.id}: ${String(m.entry.data).slice(0, 120)}`);
+      expect(findings).toEqual([]);
+    });
+
+    it('gives every cdk-nag suppression a substantial reason', () => {
+      const suppressions = Object.values(json[stage].Resources).flatMap(
+        (r) =>
+          (r as { Metadata?: { cdk_nag?: { rules_to_suppress?: { id: string; reason: string }[] } } }).Metadata?.cdk_nag
+            ?.rules_to_suppress ?? [],
+      );
+      expect(suppressions.length).toBeGreaterThan(0);
+      for (const s of suppressions) expect(s.reason.length, s.id).toBeGreaterThan(100);
+    });
+
+    it('only references resources, parameters and pseudo parameters that exist', () => {
+      const known = new Set([...Object.keys(json[stage].Resources), ...Object.keys(json[stage].Parameters ?? {})]);
+      const unresolved: string[] = [];
+      const visit = (node: unknown): void => {
+        if (Array.isArray(node)) {
+          node.forEach(visit);
+          return;
+        }
+        if (!node || typeof node !== 'object') return;
+        for (const [key, value] of Object.entries(node)) {
+          if (key === 'Ref' && typeof value === 'string' && !value.startsWith('AWS::') && !known.has(value)) unresolved.push(value);
+          if (key === 'Fn::GetAtt' && Array.isArray(value) && !known.has(String(value[0]))) unresolved.push(String(value[0]));
+          if (key === 'Fn::Sub' && typeof value === 'string') {
+            for (const [, name] of value.matchAll(/\$\{([^}.!]+)[^}]*\}/g))
+              if (!name?.startsWith('AWS::') && !known.has(name ?? '')) unresolved.push(name ?? '');
+          }
+          visit(value);
+        }
+      };
+      visit(json[stage].Resources);
+      visit(json[stage].Outputs);
+      expect(unresolved).toEqual([]);
+    });
+  });
+});
+
+describe('snapshot', () => {
+  it.each(STAGES)('of the %s template is unchanged (asset hashes redacted)', (stage) => {
+    const redacted = JSON.stringify(json[stage], null, 1).replace(/\b[0-9a-f]{64}\b/g, '<asset-hash>');
+    expect(redacted).toMatchSnapshot();
+  });
+});
+
+function statementsOf(stage: Stage, roleId: string): { Action: string | string[]; Resource: unknown }[] {
+  return resourcesOf(stage, 'AWS::IAM::Policy')
+    .filter(([, p]) => ((p.Properties?.Roles ?? []) as unknown[]).some((r) => JSON.stringify(r) === JSON.stringify({ Ref: roleId })))
+    .flatMap(([, p]) => p.Properties?.PolicyDocument.Statement);
+}
+
+/** The role's DynamoDB statements, as sorted action lists with their single resource. */
+function dynamoStatements(stage: Stage, role: unknown): { actions: string[]; resource: unknown }[] {
+  const roleId = app.stacks[stage].getLogicalId((role as { node: { defaultChild: never } }).node.defaultChild);
+  return statementsOf(stage, roleId)
+    .filter((s) => ([] as string[]).concat(s.Action).some((a) => a.startsWith('dynamodb:')))
+    .map((s) => ({ actions: ([] as string[]).concat(s.Action).sort(), resource: s.Resource }));
+}

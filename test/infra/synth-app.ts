@@ -1,0 +1,45 @@
+/**
+ * The CDK app synthesized once per test file, in-process, from cdk.json's context plus a few overrides. Bundling
+ * is skipped with CDK's own `aws:cdk:bundling-stacks` context (what `cdk synth --exclusively` uses): every
+ * NodejsFunction then points at a stub asset instead of running esbuild, and the templates are otherwise those
+ * `npm run synth` produces. The real bundles are checked by synth.cli.test.ts.
+ */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Template } from 'aws-cdk-lib/assertions';
+import type { CloudFormationStackArtifact } from 'aws-cdk-lib/cx-api';
+import { STACK_NAMES, type Stage } from '../../infra/outputs.js';
+import { buildApp } from '../../infra/pet-store-app.js';
+
+const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as { context: Record<string, unknown> };
+
+/** Overrides as `-c` would pass them (strings), so the command-line path of the settings is exercised too. */
+export const TEST_OVERRIDES = {
+  // A fixed environment keeps the templates (and the snapshot) independent of the developer's CDK_DEFAULT_*.
+  account: '123456789012',
+  region: 'eu-west-1',
+  'petstore:staging:authorizerCacheTtlSeconds': '30',
+  'petstore:production:alarmEmail': 'oncall@example.com',
+} as const;
+
+export function synthApp(extraContext: Record<string, unknown> = {}) {
+  const built = buildApp({
+    outdir: mkdtempSync(path.join(tmpdir(), 'petstore-cdk-')),
+    context: {
+      ...cdkJson.context,
+      ...TEST_OVERRIDES,
+      'aws:cdk:bundling-stacks': [],
+      'aws:cdk:version-reporting': false,
+      ...extraContext,
+    },
+  });
+  const assembly = built.app.synth();
+  const artifact = (stage: Stage): CloudFormationStackArtifact => assembly.getStackByName(STACK_NAMES[stage]);
+  return {
+    ...built,
+    assembly,
+    artifact,
+    template: (stage: Stage) => Template.fromJSON(artifact(stage).template as Record<string, unknown>),
+  };
+}

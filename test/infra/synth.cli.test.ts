@@ -1,0 +1,108 @@
+/**
+ * `cdk synth` as `npm run synth` runs it: the real CLI, real esbuild bundling, cdk-nag and aws-cdk-lib's
+ * CloudFormation validation, no AWS credentials. It takes about 15 s, so it runs with the rest of the suite.
+ * Bundle sizes are printed so a dependency that bloats a cold start shows up in the test output.
+ */
+import { execFile, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LAZY_CREDENTIAL_PROVIDERS } from '../../infra/constructs/api-function.js';
+import { STACK_NAMES, STAGES } from '../../infra/outputs.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const outdir = mkdtempSync(path.join(tmpdir(), 'petstore-synth-'));
+
+interface Bundle {
+  stack: string;
+  logicalId: string;
+  file: string;
+  bytes: number;
+}
+const bundles: Bundle[] = [];
+
+beforeAll(async () => {
+  const started = Date.now();
+  await promisify(execFile)(path.join(ROOT, 'node_modules/.bin/cdk'), ['synth', '--quiet', '--output', outdir], {
+    cwd: ROOT,
+    // No credentials and no default account: synth must not need them.
+    env: { ...process.env, AWS_ACCESS_KEY_ID: '', AWS_SECRET_ACCESS_KEY: '', AWS_PROFILE: '', CDK_DEFAULT_ACCOUNT: '' },
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  console.log(`cdk synth took ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  for (const stage of STAGES) {
+    const stack = STACK_NAMES[stage];
+    const template = JSON.parse(readFileSync(path.join(outdir, `${stack}.template.json`), 'utf8'));
+    for (const [logicalId, resource] of Object.entries(
+      template.Resources as Record<string, { Type: string; Properties: { Code: { S3Key: string } } }>,
+    )) {
+      if (resource.Type !== 'AWS::Lambda::Function') continue;
+      const hash = resource.Properties.Code.S3Key.replace(/\.zip$/, '');
+      const file = path.join(outdir, `asset.${hash}`, 'index.mjs');
+      bundles.push({ stack, logicalId, file, bytes: existsSync(file) ? statSync(file).size : -1 });
+    }
+  }
+  console.table(bundles.map((b) => ({ stack: b.stack, function: b.logicalId, kB: (b.bytes / 1024).toFixed(1) })));
+}, 240_000);
+
+afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+
+describe('npm run synth', () => {
+  it('writes both templates and no validation violations', () => {
+    for (const stage of STAGES) expect(existsSync(path.join(outdir, `${STACK_NAMES[stage]}.template.json`))).toBe(true);
+    const report = JSON.parse(readFileSync(path.join(outdir, 'validation-report.json'), 'utf8')) as {
+      pluginReports: { violations: unknown[] }[];
+    };
+    expect(report.pluginReports.flatMap((r) => r.violations)).toEqual([]);
+  });
+
+  it('bundles every function as one ESM file with the createRequire shim and the AWS SDK inside', () => {
+    expect(bundles.length).toBeGreaterThanOrEqual(2 * 6);
+    for (const bundle of bundles) {
+      expect(bundle.bytes, bundle.file).toBeGreaterThan(0);
+      const code = readFileSync(bundle.file, 'utf8');
+      expect(code.startsWith('import { createRequire as __createRequire }')).toBe(true);
+      expect(code).toMatch(/export\s*\{[^}]*\bhandler\b[^}]*\}/);
+      // Everything but Node's own modules is inside the bundle, the AWS SDK included; the only exceptions are the
+      // credential providers the SDK loads lazily (dynamic import) when no credentials are in the environment.
+      const staticImports = [...code.matchAll(/\bfrom\s*["']([^"']+)["']/g)].map((m) => m[1] ?? '');
+      const dynamicImports = [...code.matchAll(/\bimport\s*\(\s*["']([^"']+)["']/g)].map((m) => m[1] ?? '');
+      const builtin = (name: string) => builtinModules.includes(name.replace(/^node:/, ''));
+      expect(
+        staticImports.filter((name) => !builtin(name)),
+        bundle.file,
+      ).toEqual([]);
+      const lazy = (name: string) => (LAZY_CREDENTIAL_PROVIDERS as readonly string[]).some((p) => name === p || name.startsWith(`${p}/`));
+      expect(
+        dynamicImports.filter((name) => !builtin(name) && !lazy(name)),
+        bundle.file,
+      ).toEqual([]);
+      expect(bundle.bytes, bundle.file).toBeLessThan(250_000);
+      expect(code).not.toContain('sourceMappingURL');
+    }
+  });
+
+  it('produces a bundle that loads as ESM on Node.js and checks its table names at load', () => {
+    const listCategories = bundles.find((b) => b.logicalId.startsWith('ApiListCategories'));
+    expect(listCategories).toBeDefined();
+    const load = (env: Record<string, string>) =>
+      spawnSync(
+        process.execPath,
+        ['--input-type=module', '-e', `const m = await import(${JSON.stringify(listCategories?.file)}); console.log(typeof m.handler);`],
+        {
+          env: { PATH: process.env.PATH ?? '', AWS_REGION: 'eu-west-1', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env },
+          encoding: 'utf8',
+        },
+      );
+    const ok = load({ STAGE: 'staging', CATEGORIES_TABLE: 'petstore-staging-categories', COUNTERS_TABLE: 'petstore-staging-counters' });
+    expect(ok.stderr).toBe('');
+    expect(ok.stdout.trim()).toBe('function');
+    const missing = load({ STAGE: 'staging' });
+    expect(missing.status).not.toBe(0);
+    expect(missing.stderr).toContain('Invalid configuration: CATEGORIES_TABLE is not set');
+  });
+});
