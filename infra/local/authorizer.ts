@@ -14,7 +14,11 @@ export type AuthOutcome =
   | { allowed: false; response: GatewayResponseType; message?: string };
 
 const ttlSeconds = Number(process.env.AUTHORIZER_CACHE_TTL ?? '0');
-const cache = new Map<string, { expires: number; result: APIGatewayAuthorizerResult }>();
+/**
+ * Cached results, by header value. The entry holds the invocation's promise, so requests that arrive while the
+ * first one is being authorized wait for it instead of invoking again (only when caching is on).
+ */
+const cache = new Map<string, { expires: number; result: Promise<APIGatewayAuthorizerResult> }>();
 let handlerPromise: Promise<AuthorizerHandler> | undefined;
 
 function loadAuthorizer(): Promise<AuthorizerHandler> {
@@ -55,8 +59,8 @@ export async function authorize(event: APIGatewayProxyEvent): Promise<AuthOutcom
 
   const arn = methodArn(event.httpMethod, event.resource);
   const started = Date.now();
-  let result = cache.get(header);
-  if (!result || result.expires <= Date.now()) {
+  let entry = cache.get(header);
+  if (!entry || entry.expires <= Date.now()) {
     const authorizerEvent: APIGatewayRequestAuthorizerEvent = {
       type: 'REQUEST',
       methodArn: arn,
@@ -71,17 +75,22 @@ export async function authorize(event: APIGatewayProxyEvent): Promise<AuthOutcom
       stageVariables: event.stageVariables,
       requestContext: event.requestContext as APIGatewayRequestAuthorizerEvent['requestContext'],
     };
-    try {
-      const output = await (await loadAuthorizer())(authorizerEvent, {});
-      result = { expires: Date.now() + ttlSeconds * 1000, result: output };
-      if (ttlSeconds > 0) cache.set(header, result);
-    } catch (error) {
-      if (error instanceof Error && error.message === 'Unauthorized') return { allowed: false, response: 'UNAUTHORIZED' };
-      log.error('authorizer failed', { requestId: event.requestContext.requestId, error });
-      return { allowed: false, response: 'AUTHORIZER_FAILURE' };
+    entry = { expires: Date.now() + ttlSeconds * 1000, result: loadAuthorizer().then((handler) => handler(authorizerEvent, {})) };
+    if (ttlSeconds > 0) {
+      cache.set(header, entry);
+      // A failed invocation is not cached: API Gateway caches only policies.
+      const failed = entry;
+      entry.result.catch(() => cache.get(header) === failed && cache.delete(header));
     }
   }
-  const { result: output } = result;
+  let output: APIGatewayAuthorizerResult;
+  try {
+    output = await entry.result;
+  } catch (error) {
+    if (error instanceof Error && error.message === 'Unauthorized') return { allowed: false, response: 'UNAUTHORIZED' };
+    log.error('authorizer failed', { requestId: event.requestContext.requestId, error });
+    return { allowed: false, response: 'AUTHORIZER_FAILURE' };
+  }
   if (effectFor(output, arn) === 'Deny') {
     const message = output.context?.message;
     return { allowed: false, response: 'ACCESS_DENIED', ...(typeof message === 'string' ? { message } : {}) };

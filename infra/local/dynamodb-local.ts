@@ -56,8 +56,12 @@ export async function startDynamoLocal(options: { port?: number; dataDir?: strin
     stderr = (stderr + chunk.toString()).slice(-4000);
   });
   let exited = false;
+  // Never leave a JVM behind when this process ends without calling stop() (a test run cut short, an exception).
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
   child.once('exit', () => {
     exited = true;
+    process.off('exit', killOnExit);
   });
   const endpoint = `http://127.0.0.1:${port}`;
   const client = new DynamoDBClient({

@@ -14,11 +14,14 @@ export function createDynamoClient(endpoint?: string): DynamoDBClient {
       : {}),
     maxAttempts: 3,
     requestHandler: new NodeHttpHandler({
-      connectionTimeout: 2_000,
+      // The connection timer also runs while a request waits for a free socket. A Lambda instance serves one
+      // request at a time, so 2 s only catches a network that swallows packets; the local gateway queues many
+      // requests per process, and DynamoDB Local refuses at once when it is down, so it can wait longer.
+      connectionTimeout: endpoint ? 10_000 : 2_000,
       requestTimeout: 5_000,
       throwOnRequestTimeout: true,
-      // A Lambda instance serves one request at a time; the local gateway serves many at once from one process.
-      httpAgent: new Agent({ keepAlive: true, maxSockets: 256 }),
+      // Reused connections: a burst of new ones is what overwhelms DynamoDB Local, not the requests themselves.
+      httpAgent: new Agent({ keepAlive: true, maxSockets: 64 }),
     }),
   });
 }

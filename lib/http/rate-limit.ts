@@ -22,17 +22,33 @@ import type { ApiEvent, ApiResult } from './response.js';
 
 export type RateLimitedContext = AuthedContext & { usage?: UsageSnapshot };
 
+/**
+ * Customers this process last saw refused, and until when (Unix seconds). While a customer is refused, running
+ * the handler ahead of admission would only waste reads (a client hammering after a 429 would double the load),
+ * so those requests wait for the count first. Only a hint: the count itself always decides.
+ */
+const refusedUntil = new Map<string, number>();
+const REFUSED_HINTS_MAX = 10_000;
+
+function noteRefusal(customerId: string, until: number): void {
+  if (refusedUntil.size >= REFUSED_HINTS_MAX) refusedUntil.clear();
+  refusedUntil.set(customerId, until);
+}
+
 /** Reads before writes: a route may start its handler before admission only if it writes nothing but counters. */
 export function canSpeculate(route: Route): boolean {
   return !route.deprecated && Object.entries(route.tables).every(([table, access]) => table === 'counters' || access === 'read');
 }
 
 function settle(request: ApiRequest, admission: Admission, limits: Limits, plan: string, nowSeconds: number): HttpError | undefined {
+  const { customerId } = (request.context as RateLimitedContext).auth;
   if (admission.admitted) {
+    refusedUntil.delete(customerId);
     addResponseHeaders(request, rateLimitHeaders(admission.windows, nowSeconds));
     return undefined;
   }
   if (admission.reason === 'banned') {
+    noteRefusal(customerId, admission.banUntil);
     addResponseHeaders(request, rateLimitHeaders(admission.windows, nowSeconds, admission.banUntil));
     const wait = retryAfter(admission.banUntil, nowSeconds);
     return new HttpError(
@@ -43,6 +59,7 @@ function settle(request: ApiRequest, admission: Admission, limits: Limits, plan:
   }
   addResponseHeaders(request, rateLimitHeaders(admission.windows, nowSeconds));
   const window = blocking(admission.windows) ?? admission.windows.minute;
+  noteRefusal(customerId, window.reset);
   const wait = retryAfter(window.reset, nowSeconds);
   const per = window.name === 'minute' ? `${limits.perMinute} requests per minute` : `${limits.perDay} requests per day`;
   return new HttpError('RATE_LIMIT_EXCEEDED', `Rate limit exceeded: the ${plan} plan allows ${per}; retry after ${wait} seconds`, {
@@ -72,7 +89,7 @@ export function rateLimit(route: Route, store: CounterStore): middy.MiddlewareOb
         return;
       }
       const admission = store.consume(customerId, limits, now).then((a) => settle(request as ApiRequest, a, limits, plan, nowSeconds));
-      if (speculate) {
+      if (speculate && !((refusedUntil.get(customerId) ?? 0) > nowSeconds)) {
         admission.catch(() => undefined); // awaited in after/onError; this only silences the early-rejection warning
         (request as ApiRequest).internal.admission = admission;
         return;

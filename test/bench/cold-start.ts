@@ -77,7 +77,7 @@ function coldRun(bundle: string, event: unknown, env: Record<string, string>): {
   return JSON.parse(out);
 }
 
-export async function coldStarts(events: Record<string, unknown>, env: Record<string, string>, runs: number): Promise<ColdStart[]> {
+export async function coldStarts(events: Record<string, () => unknown>, env: Record<string, string>, runs: number): Promise<ColdStart[]> {
   const bundles = synthesizedBundles();
   const results: ColdStart[] = [];
   for (const [fn, bundle] of bundles) {
@@ -88,8 +88,8 @@ export async function coldStarts(events: Record<string, unknown>, env: Record<st
     const referenceTimes: number[] = [];
     // Alternate the two so that drift on a shared machine hits both alike.
     for (let i = 0; i < runs; i++) {
-      const a = coldRun(bundle, event, env);
-      const b = coldRun(reference, event, env);
+      const a = coldRun(bundle, event(), env);
+      const b = coldRun(reference, event(), env);
       if (a.status !== b.status) throw new Error(`${fn}: the bundle answered ${a.status}, the reference ${b.status}`);
       times.push(a.ms);
       referenceTimes.push(b.ms);

@@ -23,7 +23,7 @@ async function startChild(script: string, env: Record<string, string>): Promise<
   const child = fork(fileURLToPath(new URL(script, import.meta.url)), [], {
     execArgv: ['--import', 'tsx'],
     env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: 'WARN' },
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    stdio: ['ignore', process.env.BENCH_VERBOSE ? 'inherit' : 'ignore', 'inherit', 'ipc'],
   });
   await new Promise<void>((resolve, reject) => {
     child.once('message', () => resolve());
