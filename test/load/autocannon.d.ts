@@ -13,6 +13,8 @@ declare module 'autocannon' {
     connections?: number;
     duration?: number;
     timeout?: number;
+    /** Requests per second across all connections of the instance. */
+    overallRate?: number;
     headers?: Record<string, string>;
     requests?: Request[];
   }
