@@ -1,6 +1,7 @@
 /**
  * No log line ever contains an API key, a key hash or an Authorization header: every line written while keys
- * are accepted, refused, revoked and rate limited is captured and searched.
+ * are accepted, refused, revoked and rate limited is captured and searched. Nor does any error body: every
+ * refusal's answer is searched the same way.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKey, hashKey } from '../../lib/auth/keys.js';
@@ -60,5 +61,53 @@ describe('secrets never reach a log line', () => {
     }
     expect(all.toLowerCase()).not.toMatch(/"authorization"\s*:\s*"(bearer|basic)/);
     expect(all).toContain(customer.keyId); // keys are named by their public id instead
+  });
+});
+
+describe('secrets never reach an error body', () => {
+  const { call } = useGateway();
+
+  it('for every refusal of a key, a rate limit, a ban, and a bad body sent with a valid key', async () => {
+    const customer = await makeCustomer('enterprise', { perMinute: 1, perDay: 100 });
+    const revoked = await addKey(customer.customerId);
+    await testAuthStore.revokeKey(revoked.keyId);
+    const staging = generateKey('staging');
+    const unknown = generateKey('production');
+    const broken = `${customer.apiKey.slice(0, -1)}${customer.apiKey.endsWith('A') ? 'B' : 'A'}`;
+    const json = { 'Content-Type': 'application/json' };
+    const attempts: [string, RequestInit & { key?: string | null }][] = [
+      ['/categories', { key: revoked.apiKey }],
+      ['/categories', { key: staging }],
+      ['/categories', { key: unknown }],
+      ['/categories', { key: broken }],
+      ['/categories', { key: `${customer.apiKey}x` }],
+      ['/categories', { headers: { Authorization: customer.apiKey } }],
+      ['/categories', { headers: { Authorization: `Basic ${customer.apiKey}` } }],
+      ['/categories', { headers: { Authorization: `Token ${Buffer.from(customer.apiKey).toString('base64')}` } }],
+      ['/categories', { key: customer.apiKey, method: 'POST', headers: json, body: '{' }],
+      ['/categories', { key: customer.apiKey, method: 'POST', headers: json, body: '{"name":"Dog"}' }], // over the limit of 1
+      ...Array.from({ length: 10 }, (): [string, RequestInit] => ['/rate-limit', {}]), // status, not counted
+      ...Array.from({ length: 12 }, (): [string, RequestInit & { key: string }] => ['/categories', { key: customer.apiKey }]), // to a ban
+      ['/nowhere', { key: customer.apiKey }],
+    ];
+    const bodies: string[] = [];
+    const statuses = new Set<number>();
+    for (const [path, init] of attempts) {
+      const answer = await call(path, init);
+      statuses.add(answer.status);
+      if (answer.status >= 400) bodies.push(answer.text);
+    }
+    expect([...statuses].sort()).toEqual(expect.arrayContaining([400, 401, 404, 429]));
+    expect(bodies.some((b) => b.includes('API_KEY_TEMPORARILY_BANNED'))).toBe(true);
+    const all = bodies.join('\n');
+    for (const secret of [customer.apiKey, revoked.apiKey, staging, unknown, broken]) {
+      expect(all).not.toContain(secret);
+      expect(all).not.toContain(secret.slice(9, 30)); // any long run of the random part
+      expect(all).not.toContain(hashKey(secret));
+      expect(all).not.toContain(hashKey(secret).slice(0, 16));
+    }
+    expect(all).not.toContain(Buffer.from(customer.apiKey).toString('base64'));
+    // Messages may say how to send a key ("Authorization: Bearer <API key>"), never echo the header that was sent.
+    expect(all).not.toMatch(/Bearer pet_|(?:Basic|Token) [A-Za-z0-9+/=]{8}/);
   });
 });

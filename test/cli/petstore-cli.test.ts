@@ -115,6 +115,22 @@ describe('petstore CLI: bad input exits 2, says why, writes nothing', () => {
     [['usage'], /needs 1 argument/],
     [['usage', 'nobody-here'], /no customer/],
     [['unban', 'nobody-here'], /no customer/],
+    // Every command with its argument missing, malformed and out of range (added with the reliability suite).
+    [['customers', 'set-plan', 'acme2', 'enterprise', '--per-minute', '10', '--per-day', '1000000001'], /between 1 and/],
+    [['customers', 'set-plan', 'acme2', 'enterprise', '--per-minute', '1.5', '--per-day', '100'], /whole number/],
+    [['customers', 'set-plan', 'x'.repeat(65), 'free'], /customerId/],
+    [['keys', 'create', 'bad id!'], /customerId/],
+    [['keys', 'create', 'acme2', '--name', 'tab\there'], /--name/],
+    [['keys', 'create', 'acme2', '--name', 'n'.repeat(101)], /--name/],
+    [['keys', 'list', 'bad id!'], /customerId/],
+    [['keys', 'revoke'], /needs 1 argument/],
+    [['keys', 'revoke', 'key_short'], /keyId/],
+    [['keys', 'frobnicate'], /unknown command/],
+    [['usage', 'bad id!'], /customerId/],
+    [['usage', 'acme', 'extra'], /at most 1/],
+    [['unban'], /needs 1 argument/],
+    [['unban', 'bad id!'], /customerId/],
+    [['unban', 'acme', '--stage', ''], /--stage must be/],
   ])('%j', async (args, message) => {
     const before = await tableContents();
     const result = await petstore(...(args as string[]));
