@@ -4,24 +4,17 @@
  */
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+// The stack's names live with the CDK app; that module is free of CDK imports.
+import { STACK_NAMES, TABLE_OUTPUT_KEYS } from '../../infra/outputs.js';
 import type { Stage } from '../auth/keys.js';
 import { createDynamoClient } from '../dynamo/create-client.js';
-import { localTableNames, type TableSpec } from '../dynamo/tables.js';
+import { localTableNames, TABLES, type TableSpec } from '../dynamo/tables.js';
 
 export interface Target {
   client: DynamoDBClient;
   tables: Record<TableSpec['envVar'], string>;
   where: string;
 }
-
-export const STACK_NAMES: Record<Stage, string> = { production: 'PetStore-Production', staging: 'PetStore-Staging' };
-/** CloudFormation output keys of the stack, one per table. */
-export const TABLE_OUTPUTS: Record<TableSpec['envVar'], string> = {
-  CATEGORIES_TABLE: 'CategoriesTableName',
-  CUSTOMERS_TABLE: 'CustomersTableName',
-  KEYS_TABLE: 'KeysTableName',
-  COUNTERS_TABLE: 'CountersTableName',
-};
 
 export async function resolveTarget(stage: Stage, aws: boolean): Promise<Target> {
   if (!aws) {
@@ -37,9 +30,9 @@ export async function resolveTarget(stage: Stage, aws: boolean): Promise<Target>
   const { Stacks } = await cloudFormation.send(new DescribeStacksCommand({ StackName: stackName }));
   const outputs = new Map((Stacks?.[0]?.Outputs ?? []).map((o) => [o.OutputKey, o.OutputValue]));
   const tables = Object.fromEntries(
-    Object.entries(TABLE_OUTPUTS).map(([envVar, key]) => {
-      const name = outputs.get(key);
-      if (!name) throw new Error(`stack ${stackName} has no output ${key}: is it deployed with this version?`);
+    TABLES.map(({ id, envVar }) => {
+      const name = outputs.get(TABLE_OUTPUT_KEYS[id]);
+      if (!name) throw new Error(`stack ${stackName} has no output ${TABLE_OUTPUT_KEYS[id]}: is it deployed with this version?`);
       return [envVar, name];
     }),
   ) as Target['tables'];
