@@ -240,5 +240,5 @@ export async function startGateway(port: number, options: GatewayOptions = {}, h
 
 /** Every operation's handler module, imported up front so that a broken one fails startup, not a request. */
 export async function preloadHandlers(): Promise<void> {
-  await Promise.all((ROUTES as readonly Route[]).filter((r) => r.handler).map(loadHandler));
+  await Promise.all((ROUTES as readonly Route[]).map(loadHandler));
 }

@@ -34,7 +34,10 @@ export class DynamoMeter {
         try {
           const result = await next(args);
           const consumed = (result.output as { ConsumedCapacity?: Capacity | Capacity[] }).ConsumedCapacity;
-          const units = [consumed ?? []].flat().reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0);
+          let units = [consumed ?? []].flat().reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0);
+          // DynamoDB Local under-reports transactions; AWS bills 2 write units per item of up to 1 KB.
+          const items = (input.TransactItems as unknown[] | undefined)?.length;
+          if (command === 'TransactWriteItemsCommand' && items) units = Math.max(units, 2 * items);
           this.calls.push({
             command,
             start,

@@ -1,15 +1,11 @@
 /** An in-process local gateway on a random port, and a small fetch wrapper that returns status, headers, body. */
 import { afterAll, beforeAll } from 'vitest';
 import { type Gateway, startGateway } from '../../infra/local/gateway.js';
+import { type Answer as HttpAnswer, send } from './contract-answer.js';
 import { makeCustomer, type TestCustomer } from './customers.js';
 import { expectConformsToOpenApi } from './openapi-conformance.js';
 
-export interface HttpAnswer {
-  status: number;
-  headers: Headers;
-  body: unknown;
-  text: string;
-}
+export type { Answer as HttpAnswer } from './contract-answer.js';
 
 export interface GatewayHandle {
   url: () => string;
@@ -44,15 +40,7 @@ export function useGateway(): GatewayHandle {
       const { key, ...rest } = init;
       const headers = new Headers(rest.headers);
       if (key !== null && !headers.has('authorization')) headers.set('Authorization', `Bearer ${key ?? customer().apiKey}`);
-      const response = await fetch(`${url()}${path}`, { ...rest, headers });
-      const text = await response.text();
-      let body: unknown;
-      try {
-        body = text ? JSON.parse(text) : undefined;
-      } catch {
-        body = undefined;
-      }
-      const answer = { status: response.status, headers: response.headers, body, text };
+      const answer = await send(`${url()}${path}`, { ...rest, headers });
       await expectConformsToOpenApi(init?.method ?? 'GET', path, answer);
       return answer;
     },
