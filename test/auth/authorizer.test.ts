@@ -6,6 +6,8 @@ import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } fro
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/authorizer.js';
 import { generateKey } from '../../lib/auth/keys.js';
+import { resetClock, setClock } from '../../lib/clock.js';
+import { dynamo } from '../../lib/dynamo/client.js';
 import { addKey, makeCustomer, type TestCustomer, testAuthStore } from '../support/customers.js';
 import { useGateway } from '../support/http.js';
 
@@ -72,6 +74,54 @@ describe('authorizer: Deny, with a reason the caller can act on', () => {
     const result = await authorize(key.authorization);
     expect(effect(result)).toBe('Deny');
     expect(result.context).toMatchObject({ reason: 'revoked' });
+  });
+});
+
+describe('authorizer: no DynamoDB read for what the key itself gives away', () => {
+  it('refuses a bad scheme, a malformed key, a bad checksum and the other environment with zero calls', async () => {
+    let calls = 0;
+    dynamo.middlewareStack.add(
+      (next) => async (args) => {
+        calls++;
+        return next(args);
+      },
+      { step: 'initialize', name: 'countCalls' },
+    );
+    try {
+      for (const header of [
+        'Basic x',
+        'Bearer nope',
+        `Bearer ${generateKey('production').slice(0, -1)}0`,
+        `Bearer ${generateKey('staging')}`,
+      ]) {
+        expect(effect(await authorize(header))).toBe('Deny');
+      }
+      expect(calls).toBe(0);
+      await authorize(`Bearer ${generateKey('production')}`);
+      expect(calls).toBe(1); // an unknown key costs its one GetItem
+    } finally {
+      dynamo.middlewareStack.remove('countCalls');
+    }
+  });
+});
+
+describe('all keys of a customer share one pair of windows', () => {
+  const { call } = useGateway();
+
+  it('a Free customer with two keys gets 60 admitted in the minute between them, then 429 on both', async () => {
+    // One fixed minute (in the future, as the counters' TTL wants), so no window rolls over during the test.
+    const minute = Date.UTC(2036, 0, 1, 12, 0, 30);
+    setClock(() => minute);
+    const owner = await makeCustomer('free');
+    const second = await addKey(owner.customerId);
+    const statuses: number[] = [];
+    for (let i = 0; i < 60; i++) statuses.push((await call('/store/orders', { key: i % 2 ? second.apiKey : owner.apiKey })).status);
+    expect(statuses.every((s) => s === 501)).toBe(true);
+    const [a, b] = [await call('/store/orders', { key: owner.apiKey }), await call('/store/orders', { key: second.apiKey })];
+    resetClock();
+    expect(a.body).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED' });
+    expect(b.body).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED' });
+    expect(b.headers.get('retry-after')).toBe('30');
   });
 });
 
