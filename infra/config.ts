@@ -4,6 +4,7 @@
  * `-c petstore:<stage>:<key>=value`; command-line values arrive as strings, so numbers and booleans are coerced.
  */
 import * as v from 'valibot';
+import { DEPRECATION_DEFAULTS, sunsetProblem } from '../lib/deprecation.js';
 import type { Stage } from './outputs.js';
 
 const wholeNumber = (min: number, max: number, fallback: number) =>
@@ -54,10 +55,10 @@ export const StageSettingsSchema = v.pipe(
     certificateArn: v.optional(
       v.pipe(v.string(), v.regex(/^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[0-9a-f-]+$/, 'must be an ACM certificate ARN')),
     ),
-    /** Dates of the deprecated GET /pets/{petId}; the defaults are those of lib/config.ts. */
-    petsDeprecatedAt: isoDate('2026-06-01T00:00:00Z'),
-    petsSunsetAt: isoDate('2027-06-01T00:00:00Z'),
-    docsUrl: v.optional(v.pipe(v.string(), v.url('must be a URL')), 'https://petstore.example.com/docs'),
+    /** Dates of the deprecated GET /pets/{petId}, with the functions' defaults (lib/deprecation.ts). */
+    petsDeprecatedAt: isoDate(DEPRECATION_DEFAULTS.deprecatedAt),
+    petsSunsetAt: isoDate(DEPRECATION_DEFAULTS.sunsetAt),
+    docsUrl: v.optional(v.pipe(v.string(), v.url('must be a URL')), DEPRECATION_DEFAULTS.docsUrl),
     /** A WAF web ACL with a per-IP rate rule in front of the stage. */
     wafEnabled: flag(false),
     /** Requests one IP may make in any 5-minute window before WAF blocks it (WAF's minimum is 10). */
@@ -71,13 +72,13 @@ export const StageSettingsSchema = v.pipe(
     (s) => (s.domainName === undefined) === (s.certificateArn === undefined),
     'domainName and certificateArn must be set together (or neither)',
   ),
-  // The same rule lib/http/route-headers.ts applies at cold start (RFC 8594: a sunset never precedes the
-  // deprecation); checked here so a bad date fails `cdk synth` rather than every cold start after a deploy.
+  // The rule the functions apply at cold start, checked here so a bad date fails `cdk synth` rather than every
+  // cold start after a deploy.
   v.check(
-    (s) => Date.parse(s.petsSunsetAt) >= Date.parse(s.petsDeprecatedAt),
+    (s) => sunsetProblem(s.petsDeprecatedAt, s.petsSunsetAt) === undefined,
     (issue) => {
       const s = issue.input as { petsSunsetAt: string; petsDeprecatedAt: string };
-      return `the sunset date petsSunsetAt ${s.petsSunsetAt} is earlier than the deprecation date petsDeprecatedAt ${s.petsDeprecatedAt}`;
+      return `petsSunsetAt/petsDeprecatedAt: ${sunsetProblem(s.petsDeprecatedAt, s.petsSunsetAt)}`;
     },
   ),
 );

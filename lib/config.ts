@@ -3,6 +3,7 @@
  * module load so that a missing or malformed variable fails the cold start, never a request.
  */
 import * as v from 'valibot';
+import { DEPRECATION_DEFAULTS } from './deprecation.js';
 
 const optionalTable = v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_.-]{3,255}$/, 'is not a DynamoDB table name')));
 const isoDate = v.pipe(v.string(), v.isoTimestamp('must be an ISO 8601 timestamp such as 2026-01-01T00:00:00Z'));
@@ -19,9 +20,9 @@ export const EnvSchema = v.object({
   DYNAMODB_ENDPOINT: v.optional(v.pipe(v.string(), v.url('DYNAMODB_ENDPOINT must be a URL'))),
   BAN_SECONDS: positiveInt('900'),
   /** The documentation link sent with deprecation headers and the dates of the deprecated operation. */
-  DOCS_URL: v.optional(v.pipe(v.string(), v.url()), 'https://petstore.example.com/docs'),
-  PETS_DEPRECATED_AT: v.optional(isoDate, '2026-06-01T00:00:00Z'),
-  PETS_SUNSET_AT: v.optional(isoDate, '2027-06-01T00:00:00Z'),
+  DOCS_URL: v.optional(v.pipe(v.string(), v.url()), DEPRECATION_DEFAULTS.docsUrl),
+  PETS_DEPRECATED_AT: v.optional(isoDate, DEPRECATION_DEFAULTS.deprecatedAt),
+  PETS_SUNSET_AT: v.optional(isoDate, DEPRECATION_DEFAULTS.sunsetAt),
 });
 export type Env = v.InferOutput<typeof EnvSchema>;
 

@@ -3,22 +3,11 @@
  * Deprecation (RFC 9745), Sunset (RFC 8594) and a Link to the documentation with rel="deprecation".
  */
 import { env } from '../config.js';
+import { checkDeprecationDates, type DeprecationDates } from '../deprecation.js';
 import type { Route } from '../routes.js';
 
-export interface DeprecationDates {
-  deprecatedAt: Date;
-  sunsetAt: Date;
-}
-
-export function deprecationDates(source = env): DeprecationDates {
-  const deprecatedAt = new Date(source.PETS_DEPRECATED_AT);
-  const sunsetAt = new Date(source.PETS_SUNSET_AT);
-  if (sunsetAt.getTime() < deprecatedAt.getTime()) {
-    throw new Error(
-      `Invalid configuration: the sunset date ${source.PETS_SUNSET_AT} is earlier than the deprecation date ${source.PETS_DEPRECATED_AT}`,
-    );
-  }
-  return { deprecatedAt, sunsetAt };
+export function deprecationDates(source: Pick<typeof env, 'PETS_DEPRECATED_AT' | 'PETS_SUNSET_AT'> = env): DeprecationDates {
+  return checkDeprecationDates(source.PETS_DEPRECATED_AT, source.PETS_SUNSET_AT);
 }
 
 export function routeHeaders(route: Route): () => Record<string, string> {
