@@ -69,6 +69,18 @@ describe('npm start', () => {
     await second.stop();
   }, 120_000);
 
+  it('uses an existing DynamoDB given in DYNAMODB_ENDPOINT instead of starting its own', async () => {
+    const endpoint = process.env.DYNAMODB_ENDPOINT as string;
+    const running = await startLocal({ DYNAMODB_ENDPOINT: endpoint });
+    expect(running.output()).toContain(`DynamoDB: ${endpoint} (from DYNAMODB_ENDPOINT)`);
+    expect(running.output()).not.toContain('DynamoDB Local:');
+    keys = demoKeys(running.output());
+    expect((await createCategory(running.production, 'On the shared endpoint')).status).toBe(201);
+    expect(await running.stop()).toBe(0);
+    // The endpoint it was given is still up: npm start stops only what it started.
+    expect(await portOpen(Number(new URL(endpoint).port))).toBe(true);
+  }, 120_000);
+
   it('says in one line that Java is missing, and exits non-zero', () => {
     // A PATH holding node and nothing else: no java.
     const bin = mkdtempSync(join(tmpdir(), 'petstore-nojava-'));
