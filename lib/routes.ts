@@ -95,17 +95,17 @@ export function routeFor(operationId: OperationId): Route {
 
 export type RouteMatch = { route: Route; pathParameters: Record<string, string> | null };
 
-/** Matches a path below /v1 against the table; `allowed` lists the methods of a path that exists. */
-export function matchRoute(method: string, path: string): { match?: RouteMatch; allowed: string[] } {
-  const allowed: string[] = [];
-  let match: RouteMatch | undefined;
+/**
+ * The operation for a method and a path below /v1. A known path with another method has no match either: API
+ * Gateway answers both with its Missing Authentication Token response, which the contract turns into 404.
+ */
+export function matchRoute(method: string, path: string): RouteMatch | undefined {
   for (const route of ROUTES as readonly Route[]) {
+    if (route.method !== method) continue;
     const params = matchPath(route.path, path);
-    if (!params) continue;
-    allowed.push(route.method);
-    if (route.method === method) match = { route, pathParameters: Object.keys(params).length ? params : null };
+    if (params) return { route, pathParameters: Object.keys(params).length ? params : null };
   }
-  return { match, allowed };
+  return undefined;
 }
 
 function matchPath(template: string, path: string): Record<string, string> | undefined {

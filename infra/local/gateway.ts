@@ -189,7 +189,7 @@ export async function handleRequest(req: IncomingMessage, res: ServerResponse, o
   const stagePrefix = `/${STAGE_NAME}`;
   const underStage = url.pathname === stagePrefix || url.pathname.startsWith(`${stagePrefix}/`);
   const resourcePath = underStage ? url.pathname.slice(stagePrefix.length).replace(/(.)\/$/, '$1') || '/' : '';
-  const { match } = underStage ? matchRoute(req.method ?? 'GET', resourcePath) : { match: undefined };
+  const match = underStage ? matchRoute(req.method ?? 'GET', resourcePath) : undefined;
   const body = await readBody(req);
   if (!match) return sendGatewayResponse(res, 'MISSING_AUTHENTICATION_TOKEN', requestId);
   if (body === 'too-large') {

@@ -8,7 +8,6 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
   GetCommand,
-  PutCommand,
   QueryCommand,
   ScanCommand,
   type ScanCommandOutput,
@@ -163,11 +162,6 @@ export function authStore(db: DynamoDBDocumentClient, tables: { customers: strin
         }),
       );
       return Attributes as KeyRecord;
-    },
-
-    /** For tests and the CLI: writes a key record as is. */
-    async putKey(record: KeyRecord): Promise<void> {
-      await db.send(new PutCommand({ TableName: tables.keys, Item: record }));
     },
   };
 }

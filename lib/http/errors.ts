@@ -47,7 +47,3 @@ export class HttpError extends Error {
     return { code: this.code, message: this.message, status: this.status };
   }
 }
-
-export function errorBody(code: ErrorCode, message: string): ErrorBody {
-  return { code, message, status: ERROR_STATUS[code] };
-}
