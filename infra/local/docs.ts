@@ -3,11 +3,13 @@
  * /v1/openapi.json (built for this environment's configuration, so its dates are the ones the functions use) and
  * an API reference at /docs rendered by Swagger UI from the installed swagger-ui-dist package, with no CDN.
  */
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { env } from '../../lib/config.js';
+import { GATEWAY_RATE_LIMIT_HEADERS } from '../../lib/http/gateway-responses.js';
 import { buildOpenApiDocument, documentOptions } from '../../lib/openapi/document.js';
 import type { GatewayOptions } from './gateway.js';
 
@@ -53,7 +55,14 @@ const PAGE = `<!doctype html>
 
 function send(body: string | Buffer, type: string, cache = 'no-cache'): ExtraRoute {
   return (_req: IncomingMessage, res: ServerResponse) => {
-    res.writeHead(200, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(body), 'Cache-Control': cache });
+    // Like every answer of the gateway: a request id, and the rate-limit headers of a request that spends no quota.
+    res.writeHead(200, {
+      'Content-Type': type,
+      'Content-Length': Buffer.byteLength(body),
+      'Cache-Control': cache,
+      'X-Request-Id': randomUUID(),
+      ...GATEWAY_RATE_LIMIT_HEADERS,
+    });
     res.end(body);
   };
 }
