@@ -157,10 +157,13 @@ async function run(argv: string[]): Promise<Output> {
         const customer = await auth.getCustomer(customerId);
         if (!customer) throw new UsageError(`no customer "${customerId}" in ${stage}`);
         const limits = limitsOf(customer);
-        const usage = await counters.peek(customerId, limits, Date.now());
+        const [usage, deprecatedCalls] = await Promise.all([
+          counters.peek(customerId, limits, Date.now()),
+          counters.deprecatedCalls(customerId),
+        ]);
         const { minute, day } = usage.windows;
         const iso = (s: number) => new Date(s * 1000).toISOString();
-        const deprecated = Object.entries(usage.deprecatedCalls);
+        const deprecated = Object.entries(deprecatedCalls);
         return {
           json: {
             customerId,
@@ -168,7 +171,7 @@ async function run(argv: string[]): Promise<Output> {
             minute: { limit: minute.limit, used: minute.limit - minute.remaining, remaining: minute.remaining, reset: minute.reset },
             day: { limit: day.limit, used: day.limit - day.remaining, remaining: day.remaining, reset: day.reset },
             ban: { active: usage.banUntil !== null, until: usage.banUntil },
-            deprecatedCalls: usage.deprecatedCalls,
+            deprecatedCalls,
           },
           text: [
             `customer ${customerId} (${customer.plan}, ${stage})`,

@@ -33,8 +33,9 @@ export type Admission =
 export interface UsageSnapshot {
   windows: { minute: WindowView; day: WindowView };
   banUntil: number | null;
-  deprecatedCalls: Record<string, { count: number; last: string }>;
 }
+
+export type DeprecatedCalls = Record<string, { count: number; last: string }>;
 
 const MAX_ATTEMPTS = 10;
 /** Refusals within one UTC minute that start a ban: max(10, the per-minute limit). */
@@ -177,16 +178,20 @@ export function counterStore(db: DynamoDBDocumentClient, table: string, options:
     /** The windows and ban as they stand, without counting anything (strongly consistent read). */
     async peek(customerId: string, limits: Limits, nowMs: number): Promise<UsageSnapshot> {
       const now = Math.floor(nowMs / 1000);
-      const [{ Item }, { Item: deprecated }] = await Promise.all([
-        db.send(new GetCommand({ TableName: table, Key: { customerId }, ConsistentRead: true })),
-        db.send(new GetCommand({ TableName: table, Key: { customerId: deprecatedKey(customerId) }, ConsistentRead: true })),
-      ]);
+      const { Item } = await db.send(new GetCommand({ TableName: table, Key: { customerId }, ConsistentRead: true }));
       const item = Item as CounterItem | undefined;
       return {
         windows: views(currentCounts(stateOf(item), now), limits),
         banUntil: item?.banUntil && item.banUntil > now ? item.banUntil : null,
-        deprecatedCalls: deprecatedCallsOf(deprecated),
       };
+    },
+
+    /** Calls to deprecated operations by operation id (for operators; the API does not show them). */
+    async deprecatedCalls(customerId: string): Promise<DeprecatedCalls> {
+      const { Item } = await db.send(
+        new GetCommand({ TableName: table, Key: { customerId: deprecatedKey(customerId) }, ConsistentRead: true }),
+      );
+      return deprecatedCallsOf(Item);
     },
 
     /** Lifts a ban and forgets the minute's refusals. Returns whether a ban was running. */
@@ -224,8 +229,8 @@ export function counterStore(db: DynamoDBDocumentClient, table: string, options:
   };
 }
 
-function deprecatedCallsOf(item: Record<string, unknown> | undefined): UsageSnapshot['deprecatedCalls'] {
-  const calls: UsageSnapshot['deprecatedCalls'] = {};
+function deprecatedCallsOf(item: Record<string, unknown> | undefined): DeprecatedCalls {
+  const calls: DeprecatedCalls = {};
   for (const [name, value] of Object.entries(item ?? {})) {
     if (name.startsWith('count_')) {
       const operationId = name.slice('count_'.length);
