@@ -12,6 +12,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { TABLES, type TableId } from '../../lib/dynamo/tables.js';
+import { FUNCTION_SETTINGS } from '../../lib/function-settings.js';
 import type { Access } from '../../lib/routes.js';
 import { actionsFor } from './table-access.js';
 
@@ -80,8 +81,8 @@ export class ApiFunction extends NodejsFunction {
       description: props.description,
       runtime: LAMBDA_RUNTIME,
       architecture: Architecture.ARM_64,
-      memorySize: props.memorySize ?? 512,
-      timeout: props.timeout ?? Duration.seconds(15),
+      memorySize: props.memorySize ?? FUNCTION_SETTINGS.memoryMb,
+      timeout: props.timeout ?? Duration.seconds(FUNCTION_SETTINGS.operationTimeoutSeconds),
       role,
       logGroup,
       loggingFormat: LoggingFormat.JSON,

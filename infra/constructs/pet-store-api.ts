@@ -27,6 +27,7 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { TableId } from '../../lib/dynamo/tables.js';
+import { FUNCTION_SETTINGS } from '../../lib/function-settings.js';
 import { GATEWAY_RATE_LIMIT_HEADERS, GATEWAY_RESPONSES, type GatewayResponseSpec } from '../../lib/http/gateway-responses.js';
 import { type Access, ROUTES, type Route } from '../../lib/routes.js';
 import type { StageSettings } from '../config.js';
@@ -73,7 +74,7 @@ export class PetStoreApi extends Construct {
       description: `Pet Store ${stage}: checks the API key of every request`,
       environment: { STAGE: stage },
       // Every uncached request waits for it: room for the DynamoDB client's retries, yet a hung call fails fast.
-      timeout: Duration.seconds(10),
+      timeout: Duration.seconds(FUNCTION_SETTINGS.authorizerTimeoutSeconds),
     });
     bindTables(this.authorizerFunction, AUTHORIZER_TABLES, props.tables);
 

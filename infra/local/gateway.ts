@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
+import { FUNCTION_SETTINGS } from '../../lib/function-settings.js';
 import { GATEWAY_RATE_LIMIT_HEADERS, GATEWAY_RESPONSES, type GatewayResponseType } from '../../lib/http/gateway-responses.js';
 import type { ApiEvent } from '../../lib/http/response.js';
 import { log } from '../../lib/log.js';
@@ -17,8 +18,8 @@ import { authorize } from './authorizer.js';
 export const STAGE_NAME = 'v1';
 /** API Gateway's own payload limit; the 16 KiB limit of the contract is the function's to enforce. */
 const GATEWAY_MAX_BODY = 10 * 1024 * 1024;
-/** As deployed (infra/constructs/api-function.ts): a function that runs longer is cut off. */
-const FUNCTION_TIMEOUT_MS = 15_000;
+/** As deployed: a function that runs longer is cut off. */
+const FUNCTION_TIMEOUT_MS = FUNCTION_SETTINGS.operationTimeoutSeconds * 1000;
 
 type LambdaHandler = (event: ApiEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
@@ -52,7 +53,7 @@ export function lambdaContext(functionName: string, requestId: string, timeoutMs
     functionName,
     functionVersion: '$LATEST',
     invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
-    memoryLimitInMB: '256',
+    memoryLimitInMB: String(FUNCTION_SETTINGS.memoryMb),
     awsRequestId: requestId,
     logGroupName: `/aws/lambda/${functionName}`,
     logStreamName: 'local',
