@@ -6,11 +6,11 @@ import middy from '@middy/core';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { decide, toPolicy } from '../lib/auth/authorize.js';
 import { authStore } from '../lib/auth/store.js';
-import { env, tableName } from '../lib/config.js';
+import { config, tableName } from '../lib/config.js';
 import { documentClient } from '../lib/dynamo/client.js';
 import { log } from '../lib/log.js';
 
-const store = authStore(documentClient, { keys: tableName('KEYS_TABLE'), customers: tableName('CUSTOMERS_TABLE') });
+const store = authStore(documentClient(), { keys: tableName('KEYS_TABLE'), customers: tableName('CUSTOMERS_TABLE') });
 
 function authorizationHeader(headers: APIGatewayRequestAuthorizerEvent['headers']): string | undefined {
   for (const [name, value] of Object.entries(headers ?? {})) {
@@ -20,7 +20,7 @@ function authorizationHeader(headers: APIGatewayRequestAuthorizerEvent['headers'
 }
 
 export const handler = middy<APIGatewayRequestAuthorizerEvent, APIGatewayAuthorizerResult>().handler(async (event) => {
-  const decision = await decide(authorizationHeader(event.headers), env.STAGE, store);
+  const decision = await decide(authorizationHeader(event.headers), config().STAGE, store);
   const requestId = event.requestContext?.requestId;
   if (decision.allow) log.info('key accepted', { requestId, keyId: decision.context.keyId, customerId: decision.context.customerId });
   else log.info('key refused', { requestId, reason: decision.refusal });

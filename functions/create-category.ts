@@ -1,12 +1,11 @@
-/** createCategory: POST /categories — validates a NewCategory and stores it under a new id. */
-import { parseNewCategory } from '../lib/categories/schema.js';
-import { createCategory } from '../lib/categories/store.js';
-import { HttpError } from '../lib/http/errors.js';
+/** createCategory: POST /categories — stores the checked NewCategory under a new id. */
+import { categoryStore } from '../lib/categories/store.js';
+import { tableName } from '../lib/config.js';
+import { documentClient } from '../lib/dynamo/client.js';
 import { operation } from '../lib/http/operation.js';
 import { json } from '../lib/http/response.js';
+import { createCategory } from '../lib/routes.js';
 
-export const handler = operation('createCategory', async (event) => {
-  const parsed = parseNewCategory(event.body as unknown);
-  if (!parsed.ok) throw new HttpError('VALIDATION_FAILED', parsed.message);
-  return json(201, await createCategory(parsed.value));
-});
+const categories = categoryStore(documentClient(), tableName('CATEGORIES_TABLE'));
+
+export const handler = operation(createCategory, async (_event, { body }) => json(201, await categories.create(body)));

@@ -2,9 +2,9 @@
 import { operation } from '../lib/http/operation.js';
 import { json } from '../lib/http/response.js';
 import type { RateLimitStatus } from '../lib/rate-limit/schema.js';
+import { getRateLimitStatus } from '../lib/routes.js';
 
-export const handler = operation('getRateLimitStatus', async (_event, { auth, usage }) => {
-  if (!usage) throw new Error('the rate limiter did not read the usage');
+export const handler = operation(getRateLimitStatus, async (_event, { auth, usage }) => {
   const { name: _minute, ...minute } = usage.windows.minute;
   const { name: _day, ...day } = usage.windows.day;
   const status: RateLimitStatus = {

@@ -1,50 +1,96 @@
 /**
- * The whole runtime configuration of a function or of the local gateway: one valibot schema, parsed once at
- * module load so that a missing or malformed variable fails the cold start, never a request.
+ * The whole runtime configuration, and the only module that reads process.env. Two valibot schemas: the
+ * functions' (parsed on first use, which on Lambda is the cold start, since every function builds its stores at
+ * module scope, so a missing or malformed variable fails the cold start, never a request), and the local
+ * tooling's (the local gateway, `npm start`). Parsing on first use rather than at import lets tooling such as the
+ * OpenAPI writer import modules that never need a STAGE.
  */
 import * as v from 'valibot';
-import { DEPRECATION_DEFAULTS } from './deprecation.js';
 
-const optionalTable = v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_.-]{3,255}$/, 'is not a DynamoDB table name')));
+const tableVariable = v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_.-]{3,255}$/, 'is not a DynamoDB table name')));
 const isoDate = v.pipe(v.string(), v.isoTimestamp('must be an ISO 8601 timestamp such as 2026-01-01T00:00:00Z'));
-const positiveInt = (fallback: string) =>
+const wholeNumber = (fallback: string) =>
   v.pipe(v.optional(v.string(), fallback), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number));
+/** An unset variable and one set to "" (as a shell's `X=` does) both mean "not set". */
+const optionalText = <T extends v.GenericSchema<string>>(schema: T) =>
+  v.pipe(
+    v.optional(v.string()),
+    v.transform((s) => (s === '' ? undefined : s)),
+    v.optional(schema),
+  );
 
 export const EnvSchema = v.object({
   STAGE: v.picklist(['production', 'staging'], 'STAGE must be production or staging'),
-  CATEGORIES_TABLE: optionalTable,
-  CUSTOMERS_TABLE: optionalTable,
-  KEYS_TABLE: optionalTable,
-  COUNTERS_TABLE: optionalTable,
+  CATEGORIES_TABLE: tableVariable,
+  CUSTOMERS_TABLE: tableVariable,
+  KEYS_TABLE: tableVariable,
+  COUNTERS_TABLE: tableVariable,
   /** Set locally (DynamoDB Local); unset on Lambda, where the SDK finds the regional endpoint. */
-  DYNAMODB_ENDPOINT: v.optional(v.pipe(v.string(), v.url('DYNAMODB_ENDPOINT must be a URL'))),
-  BAN_SECONDS: positiveInt('900'),
-  /** The documentation link sent with deprecation headers and the dates of the deprecated operation. */
-  DOCS_URL: v.optional(v.pipe(v.string(), v.url()), DEPRECATION_DEFAULTS.docsUrl),
-  PETS_DEPRECATED_AT: v.optional(isoDate, DEPRECATION_DEFAULTS.deprecatedAt),
-  PETS_SUNSET_AT: v.optional(isoDate, DEPRECATION_DEFAULTS.sunsetAt),
+  DYNAMODB_ENDPOINT: optionalText(v.pipe(v.string(), v.url('DYNAMODB_ENDPOINT must be a URL'))),
+  AWS_REGION: v.optional(v.string()),
+  BAN_SECONDS: wholeNumber('900'),
+  /** Overrides of the deprecated operation's dates and documentation link (defaults in its route definition). */
+  DOCS_URL: v.optional(v.pipe(v.string(), v.url())),
+  PETS_DEPRECATED_AT: v.optional(isoDate),
+  PETS_SUNSET_AT: v.optional(isoDate),
 });
 export type Env = v.InferOutput<typeof EnvSchema>;
 
-export function parseEnv(source: Record<string, string | undefined>): Env {
-  const result = v.safeParse(EnvSchema, source);
+function parse<T extends v.GenericSchema>(schema: T, source: Record<string, string | undefined>, what: string): v.InferOutput<T> {
+  const result = v.safeParse(schema, source);
   if (!result.success) {
-    const problems = result.issues.map((i) => `${v.getDotPath(i) ?? 'env'}: ${i.message}`).join('; ');
+    const problems = result.issues.map((i) => `${v.getDotPath(i) ?? what}: ${i.message}`).join('; ');
     throw new Error(`Invalid configuration: ${problems}`);
   }
   return result.output;
 }
 
-export const env: Env = parseEnv(process.env);
+export function parseEnv(source: Record<string, string | undefined>): Env {
+  return parse(EnvSchema, source, 'env');
+}
+
+let current: Env | undefined;
+
+/** The functions' configuration, parsed from process.env on first use. */
+export function config(): Env {
+  current ??= parseEnv(process.env);
+  return current;
+}
+
+/** Replaces the configuration (tests, tooling); `undefined` parses process.env again on next use. */
+export function setConfig(next: Env | undefined): void {
+  current = next;
+}
 
 type TableVariable = 'CATEGORIES_TABLE' | 'CUSTOMERS_TABLE' | 'KEYS_TABLE' | 'COUNTERS_TABLE';
 
 /**
- * A table name a module needs. Each store calls this at its own load, so a function fails its cold start when it
- * lacks a table it uses, yet is never handed the names of tables it does not use (least privilege).
+ * A table name a module needs. Each store is built with this at its function's load, so a function fails its
+ * cold start when it lacks a table it uses, yet is never handed the names of tables it does not use.
  */
 export function tableName(variable: TableVariable): string {
-  const name = env[variable];
+  const name = config()[variable];
   if (!name) throw new Error(`Invalid configuration: ${variable} is not set`);
   return name;
+}
+
+const port = (fallback: string) =>
+  v.pipe(v.optional(v.string(), fallback), v.regex(/^\d{1,5}$/, 'must be a port number'), v.transform(Number), v.maxValue(65_535));
+
+/** What the local gateway and `npm start` read: ports, where DynamoDB is, the local authorizer cache. */
+export const LocalEnvSchema = v.object({
+  PORT: port('3000'),
+  STAGING_PORT: port('3001'),
+  HOST: v.optional(v.string(), '127.0.0.1'),
+  DYNAMODB_ENDPOINT: optionalText(v.pipe(v.string(), v.url('DYNAMODB_ENDPOINT must be a URL'))),
+  DYNAMODB_PORT: port('8000'),
+  DATA_DIR: v.optional(v.string(), '.data/dynamodb'),
+  /** API Gateway caches authorizer results per environment (60 s deployed); locally off unless set. */
+  AUTHORIZER_CACHE_TTL: wholeNumber('0'),
+});
+export type LocalEnv = v.InferOutput<typeof LocalEnvSchema>;
+
+/** The local tooling's configuration, read when called (tests change variables between runs). */
+export function localConfig(): LocalEnv {
+  return parse(LocalEnvSchema, process.env, 'local env');
 }

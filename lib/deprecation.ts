@@ -1,7 +1,7 @@
 /**
- * The deprecation of GET /pets/{petId}: its default dates and documentation link, and the rule that a sunset never
- * precedes the deprecation (RFC 8594). Free of runtime configuration so that the functions (lib/config.ts), the
- * OpenAPI document and the CDK app (infra/config.ts) share one definition.
+ * Deprecation dates: the defaults of GET /pets/{petId}, the rule that a sunset never precedes the deprecation
+ * (RFC 8594), and the dates in force for a route once the environment's overrides apply. Free of runtime
+ * configuration parsing so the route definitions, the OpenAPI document and the CDK settings share it.
  */
 export const DEPRECATION_DEFAULTS = {
   deprecatedAt: '2026-06-01T00:00:00Z',
@@ -9,9 +9,27 @@ export const DEPRECATION_DEFAULTS = {
   docsUrl: 'https://petstore.example.com/docs',
 } as const;
 
+/** What a route definition says about its deprecation: ISO dates and the page that explains it. */
+export interface Deprecation {
+  since: string;
+  sunset: string;
+  docsUrl: string;
+}
+
 export interface DeprecationDates {
   deprecatedAt: Date;
   sunsetAt: Date;
+  docsUrl: string;
+}
+
+/**
+ * An environment's overrides. They are named after the one deprecated operation (PETS_*) because that is what
+ * operators set in CDK context (`petsDeprecatedAt`, `petsSunsetAt`); a second deprecated operation would get its own.
+ */
+export interface DeprecationOverrides {
+  PETS_DEPRECATED_AT?: string | undefined;
+  PETS_SUNSET_AT?: string | undefined;
+  DOCS_URL?: string | undefined;
 }
 
 /** Why a pair of dates is refused, or undefined when the sunset is not earlier than the deprecation. */
@@ -21,8 +39,11 @@ export function sunsetProblem(deprecatedAt: string, sunsetAt: string): string | 
     : undefined;
 }
 
-export function checkDeprecationDates(deprecatedAt: string, sunsetAt: string): DeprecationDates {
-  const problem = sunsetProblem(deprecatedAt, sunsetAt);
+/** The dates in force: the definition's, overridden by the environment's; throws on a sunset before deprecation. */
+export function deprecationDates(deprecation: Deprecation, overrides: DeprecationOverrides = {}): DeprecationDates {
+  const since = overrides.PETS_DEPRECATED_AT ?? deprecation.since;
+  const sunset = overrides.PETS_SUNSET_AT ?? deprecation.sunset;
+  const problem = sunsetProblem(since, sunset);
   if (problem) throw new Error(`Invalid configuration: ${problem}`);
-  return { deprecatedAt: new Date(deprecatedAt), sunsetAt: new Date(sunsetAt) };
+  return { deprecatedAt: new Date(since), sunsetAt: new Date(sunset), docsUrl: overrides.DOCS_URL ?? deprecation.docsUrl };
 }

@@ -1,133 +1,165 @@
 /**
- * The route table: every operation of the API, once. The local gateway, the CDK stacks and the OpenAPI document
- * are all built from it, so adding an operation here adds its route, its function and its grants everywhere.
+ * The route table: every operation of the API, each described once and completely. The Middy chain, the OpenAPI
+ * document, the local gateway, the CDK stack and its IAM grants are all generated from these definitions, so an
+ * operation added here (with its handler file) is routed, deployed, granted, checked and documented everywhere.
  */
+import * as v from 'valibot';
+import { CATEGORY_CAP, CategorySchema, NewCategorySchema } from './categories/schema.js';
+import { DEPRECATION_DEFAULTS, type Deprecation } from './deprecation.js';
 import type { TableId } from './dynamo/tables.js';
+import type { ErrorCode } from './http/errors.js';
+import type { BodySchema } from './http/validation.js';
+import { RateLimitStatusSchema } from './rate-limit/schema.js';
 
 export type Stability = 'stable' | 'beta' | 'experimental';
 export type Access = 'read' | 'write';
+export type Tag = 'Categories' | 'Rate limits' | 'Pets' | 'Store';
 
-export interface Route {
+/**
+ * How a route meets the rate limiter. `consume`: every admitted request counts against both windows. `peek`: the
+ * windows are read, nothing is counted and nothing is refused (the handler gets the usage it read).
+ */
+export type Quota = 'consume' | 'peek';
+
+/** Path parameters arrive as strings; each is checked by its own schema, whose failure message names it. */
+export type ParamsSchema = v.ObjectSchema<Record<string, v.GenericSchema<string, string>>, undefined>;
+
+export interface Route<TQuota extends Quota = Quota, TBody = unknown> {
   operationId: string;
   method: 'GET' | 'POST';
   /** Path below the /v1 stage, in API Gateway's template syntax. */
   path: string;
-  /** File name in functions/, without extension; also the Lambda function's logical name. */
+  /** File name in functions/, without extension; also the Lambda function's construct id. */
   handler: string;
   summary: string;
+  /** Longer documentation for the API reference. */
+  description?: string;
+  tag: Tag;
   stability: Stability;
-  /** Deprecated operations send Deprecation, Sunset and Link headers, and answer 410 after the sunset date. */
-  deprecated?: true;
-  /** Whether an admitted request counts against the plan's windows. */
-  consumesQuota: boolean;
-  /** Whether the operation takes a JSON request body. */
-  hasBody: boolean;
+  /** Deprecated operations send Deprecation, Sunset and Link headers, and answer 410 GONE after the sunset. */
+  deprecation?: Deprecation;
+  quota: TQuota;
+  /**
+   * The handler only reads, so it may run while the request is being counted: the count and the read then cost
+   * one round trip of latency together, and a refusal replaces the handler's answer. Routes that write wait for
+   * admission first.
+   */
+  runsBeforeAdmission: boolean;
   /** DynamoDB tables the operation's function uses, and how; the CDK stack grants exactly these. */
   tables: Partial<Record<TableId, Access>>;
+  params?: ParamsSchema;
+  /** The JSON request body, checked before the handler runs; the handler gets the parsed output. */
+  body?: BodySchema<TBody>;
+  /** The success answer; operations that only ever answer errors (501) have none. */
+  success?: { status: 200 | 201; description: string; schema: v.GenericSchema };
+  /** Error codes the operation itself answers with, beyond those of the chain (body, parameters, quota, deprecation). */
+  errors: readonly ErrorCode[];
 }
 
-export const ROUTES = [
-  {
-    operationId: 'listCategories',
-    method: 'GET',
-    path: '/categories',
-    handler: 'list-categories',
-    summary: 'List all categories, in ascending id order',
-    stability: 'stable',
-    consumesQuota: true,
-    hasBody: false,
-    tables: { categories: 'read', counters: 'write' },
-  },
-  {
-    operationId: 'createCategory',
-    method: 'POST',
-    path: '/categories',
-    handler: 'create-category',
-    summary: 'Create a category',
-    stability: 'stable',
-    consumesQuota: true,
-    hasBody: true,
-    tables: { categories: 'write', counters: 'write' },
-  },
-  {
-    operationId: 'getRateLimitStatus',
-    method: 'GET',
-    path: '/rate-limit',
-    handler: 'get-rate-limit-status',
-    summary: "The caller's plan, both rate-limit windows and ban state, without consuming quota",
-    stability: 'stable',
-    consumesQuota: false,
-    hasBody: false,
-    tables: { counters: 'read' },
-  },
-  {
-    operationId: 'getPetById',
-    method: 'GET',
-    path: '/pets/{petId}',
-    handler: 'get-pet-by-id',
-    summary: 'Find a pet by id (deprecated; not implemented: the specification does not define its shape)',
-    stability: 'stable',
-    deprecated: true,
-    consumesQuota: true,
-    hasBody: false,
-    tables: { counters: 'write' },
-  },
-  {
-    operationId: 'listStoreOrders',
-    method: 'GET',
-    path: '/store/orders',
-    handler: 'list-store-orders',
-    summary: 'List store orders (beta; not implemented: the specification does not define its shape)',
-    stability: 'beta',
-    consumesQuota: true,
-    hasBody: false,
-    tables: { counters: 'write' },
-  },
-] as const satisfies readonly Route[];
-
-export type OperationId = (typeof ROUTES)[number]['operationId'];
-
-export function routeFor(operationId: OperationId): Route {
-  const route = ROUTES.find((r) => r.operationId === operationId);
-  if (!route) throw new Error(`No route for ${operationId}`);
+/** Checks what every generator relies on, so a route that lacks a part fails at load, in every test. */
+export function defineRoute<TQuota extends Quota, TBody = unknown>(route: Route<TQuota, TBody>): Route<TQuota, TBody> {
+  const where = `route ${route.operationId}`;
+  const named = [...route.path.matchAll(/\{([^}]+)\}/g)].map(([, name]) => name);
+  const declared = Object.keys(route.params?.entries ?? {});
+  if (named.join() !== declared.join()) throw new Error(`${where}: path parameters {${named}} but params declares {${declared}}`);
+  if (!/^[a-z]+(-[a-z]+)*$/.test(route.handler)) throw new Error(`${where}: handler must be a kebab-case file name`);
+  if ((route.method === 'POST') !== (route.body !== undefined)) throw new Error(`${where}: a POST takes a body and a GET none`);
+  if (!route.success && !route.errors.includes('NOT_IMPLEMENTED')) throw new Error(`${where}: no success answer and not NOT_IMPLEMENTED`);
+  if (route.runsBeforeAdmission && Object.entries(route.tables).some(([table, access]) => table !== 'counters' && access === 'write')) {
+    throw new Error(`${where}: only a route that writes nothing but counters may run before admission`);
+  }
+  if (route.runsBeforeAdmission && route.deprecation) throw new Error(`${where}: a deprecated call is recorded after admission`);
+  if (route.quota === 'peek' && route.tables.counters !== 'read') throw new Error(`${where}: peeking reads the counters table`);
+  if (route.quota === 'consume' && route.tables.counters !== 'write') throw new Error(`${where}: counting writes the counters table`);
   return route;
 }
 
-export type RouteMatch = { route: Route; pathParameters: Record<string, string> | null };
+const NOT_DEFINED = 'not implemented: the specification does not define its shape';
 
-/**
- * The operation for a method and a path below /v1. A known path with another method has no match either: API
- * Gateway answers both with its Missing Authentication Token response, which the contract turns into 404.
- */
-export function matchRoute(method: string, path: string): RouteMatch | undefined {
-  for (const route of ROUTES as readonly Route[]) {
-    if (route.method !== method) continue;
-    const params = matchPath(route.path, path);
-    if (params) return { route, pathParameters: Object.keys(params).length ? params : null };
-  }
-  return undefined;
-}
+export const PetIdSchema = v.pipe(
+  v.string(),
+  v.regex(/^[1-9]\d{0,17}$/, (issue) => `"petId" must be a positive integer, got "${String(issue.input).slice(0, 40)}"`),
+  // What a client sends; the OpenAPI document shows it instead of the string the gateway hands over.
+  v.metadata({ type: 'integer', format: 'int64', minimum: 1 }),
+  v.description('The pet identifier: a positive integer.'),
+);
 
-function matchPath(template: string, path: string): Record<string, string> | undefined {
-  const want = template.split('/');
-  const got = path.split('/');
-  if (want.length !== got.length) return undefined;
-  const params: Record<string, string> = {};
-  for (let i = 0; i < want.length; i++) {
-    const w = want[i] as string;
-    const g = got[i] as string;
-    if (w.startsWith('{') && w.endsWith('}')) {
-      if (g === '') return undefined;
-      params[w.slice(1, -1)] = safeDecode(g);
-    } else if (w !== g) return undefined;
-  }
-  return params;
-}
+export const listCategories = defineRoute({
+  operationId: 'listCategories',
+  method: 'GET',
+  path: '/categories',
+  handler: 'list-categories',
+  summary: 'List all categories, in ascending id order',
+  description: `All categories, ascending by id. There are no pagination or filter parameters: an environment holds at most ${CATEGORY_CAP.toLocaleString('en-US')}.`,
+  tag: 'Categories',
+  stability: 'stable',
+  quota: 'consume',
+  runsBeforeAdmission: true,
+  tables: { categories: 'read', counters: 'write' },
+  success: { status: 200, description: 'Every category, in ascending id order.', schema: v.array(CategorySchema) },
+  errors: [],
+});
 
-function safeDecode(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
-}
+export const createCategory = defineRoute({
+  operationId: 'createCategory',
+  method: 'POST',
+  path: '/categories',
+  handler: 'create-category',
+  summary: 'Create a category',
+  tag: 'Categories',
+  stability: 'stable',
+  quota: 'consume',
+  runsBeforeAdmission: false,
+  tables: { categories: 'write', counters: 'write' },
+  body: NewCategorySchema,
+  success: { status: 201, description: 'The category created, with its new id.', schema: CategorySchema },
+  errors: ['CATEGORY_EXISTS', 'CATEGORY_LIMIT_REACHED'],
+});
+
+export const getRateLimitStatus = defineRoute({
+  operationId: 'getRateLimitStatus',
+  method: 'GET',
+  path: '/rate-limit',
+  handler: 'get-rate-limit-status',
+  summary: "The caller's plan, both rate-limit windows and ban state, without consuming quota",
+  description: 'Does not consume quota.',
+  tag: 'Rate limits',
+  stability: 'stable',
+  quota: 'peek',
+  runsBeforeAdmission: false,
+  tables: { counters: 'read' },
+  success: { status: 200, description: "The caller's plan, both windows and ban state.", schema: RateLimitStatusSchema },
+  errors: [],
+});
+
+export const getPetById = defineRoute({
+  operationId: 'getPetById',
+  method: 'GET',
+  path: '/pets/{petId}',
+  handler: 'get-pet-by-id',
+  summary: `Find a pet by id (deprecated; ${NOT_DEFINED})`,
+  tag: 'Pets',
+  stability: 'stable',
+  deprecation: { since: DEPRECATION_DEFAULTS.deprecatedAt, sunset: DEPRECATION_DEFAULTS.sunsetAt, docsUrl: DEPRECATION_DEFAULTS.docsUrl },
+  quota: 'consume',
+  runsBeforeAdmission: false,
+  tables: { counters: 'write' },
+  params: v.object({ petId: PetIdSchema }),
+  errors: ['NOT_IMPLEMENTED'],
+});
+
+export const listStoreOrders = defineRoute({
+  operationId: 'listStoreOrders',
+  method: 'GET',
+  path: '/store/orders',
+  handler: 'list-store-orders',
+  summary: `List store orders (beta; ${NOT_DEFINED})`,
+  tag: 'Store',
+  stability: 'beta',
+  quota: 'consume',
+  runsBeforeAdmission: true,
+  tables: { counters: 'write' },
+  errors: ['NOT_IMPLEMENTED'],
+});
+
+export const ROUTES: readonly Route[] = [listCategories, createCategory, getRateLimitStatus, getPetById, listStoreOrders];

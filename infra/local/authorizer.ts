@@ -4,8 +4,10 @@
  * locally), policy evaluation against the method ARN, and the context handed on to the operation.
  */
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { localConfig } from '../../lib/config.js';
 import type { GatewayResponseType } from '../../lib/http/gateway-responses.js';
 import { log } from '../../lib/log.js';
+import { authorizerEvent } from './events.js';
 
 type AuthorizerHandler = (event: APIGatewayRequestAuthorizerEvent, context: unknown) => Promise<APIGatewayAuthorizerResult>;
 
@@ -13,7 +15,7 @@ export type AuthOutcome =
   | { allowed: true; context: NonNullable<APIGatewayProxyEvent['requestContext']['authorizer']> }
   | { allowed: false; response: GatewayResponseType; message?: string };
 
-const ttlSeconds = Number(process.env.AUTHORIZER_CACHE_TTL ?? '0');
+const ttlSeconds = localConfig().AUTHORIZER_CACHE_TTL;
 /**
  * Cached results, by header value. The entry holds the invocation's promise, so requests that arrive while the
  * first one is being authorized wait for it instead of invoking again (only when caching is on).
@@ -23,12 +25,8 @@ let handlerPromise: Promise<AuthorizerHandler> | undefined;
 
 function loadAuthorizer(): Promise<AuthorizerHandler> {
   const file = 'authorizer';
-  handlerPromise ??= import(`../../functions/${file}.ts`).then((m: { handler: unknown }) => m.handler as AuthorizerHandler);
+  handlerPromise ??= import(`../../functions/${file}.ts`).then((m: { handler: AuthorizerHandler }) => m.handler);
   return handlerPromise;
-}
-
-export function methodArn(method: string, resourcePath: string): string {
-  return `arn:aws:execute-api:local:000000000000:local/v1/${method}${resourcePath}`;
 }
 
 /** IAM-style match of a policy resource (with * wildcards) against the method ARN. */
@@ -57,25 +55,12 @@ export async function authorize(event: APIGatewayProxyEvent): Promise<AuthOutcom
   const header = Object.entries(event.headers).find(([name]) => name.toLowerCase() === 'authorization')?.[1];
   if (!header) return { allowed: false, response: 'UNAUTHORIZED' };
 
-  const arn = methodArn(event.httpMethod, event.resource);
+  const request = authorizerEvent(event);
+  const arn = request.methodArn;
   const started = Date.now();
   let entry = cache.get(header);
   if (!entry || entry.expires <= Date.now()) {
-    const authorizerEvent: APIGatewayRequestAuthorizerEvent = {
-      type: 'REQUEST',
-      methodArn: arn,
-      resource: event.resource,
-      path: event.path,
-      httpMethod: event.httpMethod,
-      headers: event.headers,
-      multiValueHeaders: event.multiValueHeaders,
-      pathParameters: event.pathParameters,
-      queryStringParameters: event.queryStringParameters,
-      multiValueQueryStringParameters: event.multiValueQueryStringParameters,
-      stageVariables: event.stageVariables,
-      requestContext: event.requestContext as APIGatewayRequestAuthorizerEvent['requestContext'],
-    };
-    entry = { expires: Date.now() + ttlSeconds * 1000, result: loadAuthorizer().then((handler) => handler(authorizerEvent, {})) };
+    entry = { expires: Date.now() + ttlSeconds * 1000, result: loadAuthorizer().then((handler) => handler(request, {})) };
     if (ttlSeconds > 0) {
       cache.set(header, entry);
       // A failed invocation is not cached: API Gateway caches only policies.

@@ -8,9 +8,9 @@ import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { env } from '../../lib/config.js';
+import { config } from '../../lib/config.js';
 import { GATEWAY_RATE_LIMIT_HEADERS } from '../../lib/http/gateway-responses.js';
-import { buildOpenApiDocument, documentOptions } from '../../lib/openapi/document.js';
+import { buildOpenApiDocument } from '../../lib/openapi/document.js';
 import type { GatewayOptions } from './gateway.js';
 
 export const DOCS_PATH = '/docs';
@@ -69,7 +69,7 @@ function send(body: string | Buffer, type: string, cache = 'no-cache'): ExtraRou
 
 /** The extra routes for startGateway(); read once, so a missing package fails startup rather than a page load. */
 export function docsRoutes(): Record<string, ExtraRoute> {
-  const document = `${JSON.stringify(buildOpenApiDocument(documentOptions(env)), null, 2)}\n`;
+  const document = `${JSON.stringify(buildOpenApiDocument(config()), null, 2)}\n`;
   const routes: Record<string, ExtraRoute> = {
     [DOCS_PATH]: send(PAGE, 'text/html; charset=utf-8'),
     [OPENAPI_PATH]: send(document, 'application/json'),

@@ -2,15 +2,15 @@
  * One environment's local gateway, run as its own process so that, as on Lambda, each environment has its own
  * configuration (STAGE, table names) in process.env. Started by infra/local/start.ts; tells it when it listens.
  */
+import { localConfig } from '../../lib/config.js';
 import { log } from '../../lib/log.js';
 import { docsRoutes } from './docs.js';
-import { preloadHandlers, startGateway } from './gateway.js';
-
-const port = Number(process.env.PORT ?? '3000');
-const host = process.env.HOST ?? '127.0.0.1';
+import { preloadFunctions } from './functions.js';
+import { startGateway } from './gateway.js';
 
 try {
-  await preloadHandlers();
+  const { PORT: port, HOST: host } = localConfig();
+  await preloadFunctions();
   const gateway = await startGateway(port, { extraRoutes: docsRoutes() }, host);
   process.send?.({ ready: true, url: gateway.url });
   const stop = () => gateway.close().then(() => process.exit(0));

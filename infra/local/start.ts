@@ -5,15 +5,17 @@
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { localConfig } from '../../lib/config.js';
 import { createDynamoClient } from '../../lib/dynamo/create-client.js';
 import { localTableNames } from '../../lib/dynamo/tables.js';
 import { DEMO_CUSTOMER, issueDemoKey } from './demo-key.js';
 import { type DynamoLocal, JavaMissingError, startDynamoLocal } from './dynamodb-local.js';
 import { ensureTables } from './tables.js';
 
+const settings = localConfig();
 export const STAGES = [
-  { stage: 'production', port: Number(process.env.PORT ?? '3000') },
-  { stage: 'staging', port: Number(process.env.STAGING_PORT ?? '3001') },
+  { stage: 'production', port: settings.PORT },
+  { stage: 'staging', port: settings.STAGING_PORT },
 ] as const;
 
 // Node 20 is supported here until the SDK drops it; the notice is known and repeats in every process.
@@ -48,14 +50,11 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown(0));
   process.on('SIGTERM', () => void shutdown(0));
 
-  let endpoint = process.env.DYNAMODB_ENDPOINT;
+  let endpoint = settings.DYNAMODB_ENDPOINT;
   if (!endpoint) {
-    dynamoLocal = await startDynamoLocal({
-      port: Number(process.env.DYNAMODB_PORT ?? '8000'),
-      dataDir: process.env.DATA_DIR ?? '.data/dynamodb',
-    });
+    dynamoLocal = await startDynamoLocal({ port: settings.DYNAMODB_PORT, dataDir: settings.DATA_DIR });
     endpoint = dynamoLocal.endpoint;
-    console.log(`DynamoDB Local: ${endpoint} (data in ${process.env.DATA_DIR ?? '.data/dynamodb'})`);
+    console.log(`DynamoDB Local: ${endpoint} (data in ${settings.DATA_DIR})`);
   } else {
     console.log(`DynamoDB: ${endpoint} (from DYNAMODB_ENDPOINT)`);
   }

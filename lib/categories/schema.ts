@@ -14,10 +14,16 @@ export const CATEGORY_CAP = 1_000;
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/u;
 const codePoints = (s: string) => [...s].length;
 
-export const NewCategorySchema = v.strictObject(
+const NewCategoryFields = v.strictObject(
   {
     name: v.pipe(
       v.string('"name" must be a string'),
+      // Read by the OpenAPI document only: JSON Schema cannot say "after trimming", nor count code points.
+      v.metadata({ minLength: 1, maxLength: NAME_MAX }),
+      v.description(
+        `Trimmed and NFC-normalised, then 1 to ${NAME_MAX} characters (Unicode code points), no control characters. Unique per environment, compared ignoring case.`,
+      ),
+      v.examples(['Dog']),
       v.trim(),
       v.normalize('NFC'),
       v.check((s) => s.length > 0, '"name" must not be empty or only white space'),
@@ -27,48 +33,35 @@ export const NewCategorySchema = v.strictObject(
     description: v.optional(
       v.pipe(
         v.string('"description" must be a string'),
+        v.metadata({ maxLength: DESCRIPTION_MAX }),
+        v.description(`At most ${DESCRIPTION_MAX} characters; stored as sent.`),
+        v.examples(['Domestic dogs']),
         v.check((s) => codePoints(s) <= DESCRIPTION_MAX, `"description" must be at most ${DESCRIPTION_MAX} characters`),
       ),
     ),
   },
-  // Replaced per field in validationMessage(), which knows the offending key.
+  // Replaced per field by the body check (lib/http/validation.ts), which knows the offending key.
   'unknown field',
+);
+export const NewCategorySchema = v.pipe(
+  NewCategoryFields,
+  v.title('NewCategory'),
+  v.description('A category to create. Any other field, `id` included, is refused with 400 VALIDATION_FAILED naming the field.'),
 );
 export type NewCategory = v.InferOutput<typeof NewCategorySchema>;
 
 export const CategorySchema = v.object({
-  id: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  id: v.pipe(
+    v.number(),
+    v.integer(),
+    v.minValue(1),
+    v.metadata({ format: 'int64' }),
+    v.description('Assigned by the service: 1, 2, 3, … in creation order, never reused.'),
+  ),
   name: v.string(),
-  description: v.optional(v.string()),
+  description: v.optional(v.pipe(v.string(), v.description('Omitted when not set.'))),
 });
 export type Category = v.InferOutput<typeof CategorySchema>;
-
-/** One message that names the first field at fault, in words a person can act on. */
-export function validationMessage(input: unknown): string | undefined {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    return `The request body must be a JSON object such as {"name":"Dog"}, not ${input === null ? 'null' : Array.isArray(input) ? 'an array' : `a ${typeof input}`}`;
-  }
-  const result = v.safeParse(NewCategorySchema, input);
-  if (result.success) return undefined;
-  const issue = result.issues[0];
-  if (!issue) return 'The request body is not a valid NewCategory';
-  const field = v.getDotPath(issue);
-  if (field && field in NewCategorySchema.entries && issue.input === undefined) {
-    return field === 'name' ? '"name" is required' : `"${field}" must be a string`;
-  }
-  if (issue.kind === 'schema' && issue.type === 'strict_object' && field) {
-    return field === 'id'
-      ? 'Unknown field "id": the id is assigned by the service and must not be sent'
-      : `Unknown field "${field}": a NewCategory has only "name" and "description"`;
-  }
-  return issue.message;
-}
-
-export function parseNewCategory(input: unknown): { ok: true; value: NewCategory } | { ok: false; message: string } {
-  const message = validationMessage(input);
-  if (message !== undefined) return { ok: false, message };
-  return { ok: true, value: v.parse(NewCategorySchema, input) };
-}
 
 /** Names are unique per environment, compared case-insensitively after trimming and NFC normalisation. */
 export function nameKey(name: string): string {

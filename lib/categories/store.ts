@@ -4,123 +4,115 @@
  *   { pk: "CATEGORY", sk: <id>, id, name, ... }   a category; a Query on pk lists them in id order
  *   { pk: "NAME#<lower-case name>", sk: 0 }       the reservation that makes names unique
  * A create is one transaction over all three: the counter moves from n to n+1 only if the name is free and the
- * category is written, so ids are gapless, never reused, and nothing is ever half-written.
+ * category is written, so ids are gapless, never reused, and nothing is ever half-written. Built like every store:
+ * a factory over a document client and the table's name.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { QueryCommand, type QueryCommandOutput, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandOutput, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { nowMs } from '../clock.js';
-import { tableName } from '../config.js';
-import { documentClient } from '../dynamo/client.js';
-import { HttpError } from '../http/errors.js';
+import { CategoryContention, CategoryExists, CategoryLimitReached } from './errors.js';
 import { CATEGORY_CAP, type Category, type NewCategory, nameKey } from './schema.js';
 
-const TABLE = tableName('CATEGORIES_TABLE');
 const COUNTER_KEY = { pk: 'COUNTER', sk: 0 };
 const MAX_ATTEMPTS = 200;
 
-/**
- * The last id this process saw. A warm function usually guesses right and creates in one round trip; a wrong
- * guess costs one more, because the failed condition returns the counter's real value.
- */
-let lastKnownId = 0;
+export function categoryStore(db: DynamoDBDocumentClient, table: string) {
+  /**
+   * The last id this store saw. A warm function usually guesses right and creates in one round trip; a wrong
+   * guess costs one more, because the failed condition returns the counter's real value.
+   */
+  let lastKnownId = 0;
 
-export async function listCategories(): Promise<Category[]> {
-  const categories: Category[] = [];
-  let startKey: QueryCommandOutput['LastEvaluatedKey'];
-  do {
-    const page = await documentClient.send(
-      new QueryCommand({
-        TableName: TABLE,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': 'CATEGORY' },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) categories.push(toCategory(item));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return categories;
-}
-
-/**
- * Creates in this process run one after another: the local gateway serves many requests in one process, and
- * queueing them here avoids retry storms on the counter. Across processes (Lambda instances) the counter's
- * condition keeps ids exact and a jittered backoff spreads the retries.
- */
-let queue: Promise<unknown> = Promise.resolve();
-
-export function createCategory(input: NewCategory): Promise<Category> {
-  const run = queue.then(() => insertCategory(input));
-  queue = run.catch(() => undefined);
-  return run;
-}
-
-async function insertCategory(input: NewCategory): Promise<Category> {
-  const key = nameKey(input.name);
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-    const previous = lastKnownId;
-    const id = previous + 1;
-    if (id > CATEGORY_CAP) {
-      throw new HttpError(
-        'CATEGORY_LIMIT_REACHED',
-        `This environment already holds the maximum of ${CATEGORY_CAP} categories; no more can be created`,
-      );
-    }
-    const category: Category = { id, name: input.name, ...(input.description !== undefined ? { description: input.description } : {}) };
-    try {
-      await documentClient.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Update: {
-                TableName: TABLE,
-                Key: COUNTER_KEY,
-                UpdateExpression: 'SET lastId = :id',
-                ConditionExpression: previous === 0 ? 'attribute_not_exists(lastId) OR lastId = :zero' : 'lastId = :previous',
-                ExpressionAttributeValues: previous === 0 ? { ':id': id, ':zero': 0 } : { ':id': id, ':previous': previous },
-                ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-              },
-            },
-            {
-              Put: {
-                TableName: TABLE,
-                Item: { pk: `NAME#${key}`, sk: 0, categoryId: id },
-                ConditionExpression: 'attribute_not_exists(pk)',
-                ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-              },
-            },
-            {
-              Put: {
-                TableName: TABLE,
-                Item: { pk: 'CATEGORY', sk: id, ...category, createdAt: new Date(nowMs()).toISOString() },
-                ConditionExpression: 'attribute_not_exists(pk)',
-              },
-            },
-          ],
+  async function list(): Promise<Category[]> {
+    const categories: Category[] = [];
+    let startKey: QueryCommandOutput['LastEvaluatedKey'];
+    do {
+      const page = await db.send(
+        new QueryCommand({
+          TableName: table,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': 'CATEGORY' },
+          ExclusiveStartKey: startKey,
         }),
       );
-      lastKnownId = id;
-      return category;
-    } catch (error) {
-      if (!(error instanceof TransactionCanceledException)) throw error;
-      const [counter, name] = error.CancellationReasons ?? [];
-      if (name?.Code === 'ConditionalCheckFailed') {
-        throw new HttpError('CATEGORY_EXISTS', `A category named "${input.name}" already exists (names are compared ignoring case)`);
-      }
-      if (counter?.Code === 'ConditionalCheckFailed') {
-        const item = counter.Item ? unmarshall(counter.Item) : {};
-        lastKnownId = typeof item.lastId === 'number' ? item.lastId : 0;
-        // Another instance created one first; the next guess is right unless it keeps creating.
-        if (attempt > 1) await sleep(Math.random() * Math.min(200, 10 * 2 ** attempt));
-        continue;
-      }
-      // TransactionConflict: another create touched the same items at the same moment. Back off and retry.
-      await sleep(Math.random() * Math.min(100, 5 * attempt));
-    }
+      for (const item of page.Items ?? []) categories.push(toCategory(item));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return categories;
   }
-  throw new HttpError('SERVICE_UNAVAILABLE', 'Too many categories are being created at once; retry shortly', { 'Retry-After': '1' });
+
+  /**
+   * Creates racing on the counter (other Lambda instances) are kept exact by its condition; a jittered backoff
+   * spreads their retries.
+   */
+  async function create(input: NewCategory): Promise<Category> {
+    const key = nameKey(input.name);
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      const previous = lastKnownId;
+      const id = previous + 1;
+      if (id > CATEGORY_CAP) {
+        throw new CategoryLimitReached(`This environment already holds the maximum of ${CATEGORY_CAP} categories; no more can be created`);
+      }
+      const category: Category = { id, name: input.name, ...(input.description !== undefined ? { description: input.description } : {}) };
+      try {
+        await db.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Update: {
+                  TableName: table,
+                  Key: COUNTER_KEY,
+                  UpdateExpression: 'SET lastId = :id',
+                  ConditionExpression: previous === 0 ? 'attribute_not_exists(lastId) OR lastId = :zero' : 'lastId = :previous',
+                  ExpressionAttributeValues: previous === 0 ? { ':id': id, ':zero': 0 } : { ':id': id, ':previous': previous },
+                  ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+                },
+              },
+              {
+                Put: {
+                  TableName: table,
+                  Item: { pk: `NAME#${key}`, sk: 0, categoryId: id },
+                  ConditionExpression: 'attribute_not_exists(pk)',
+                  ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+                },
+              },
+              {
+                Put: {
+                  TableName: table,
+                  Item: { pk: 'CATEGORY', sk: id, ...category, createdAt: new Date(nowMs()).toISOString() },
+                  ConditionExpression: 'attribute_not_exists(pk)',
+                },
+              },
+            ],
+          }),
+        );
+        lastKnownId = id;
+        return category;
+      } catch (error) {
+        if (!(error instanceof TransactionCanceledException)) throw error;
+        const [counter, name] = error.CancellationReasons ?? [];
+        if (name?.Code === 'ConditionalCheckFailed') {
+          throw new CategoryExists(`A category named "${input.name}" already exists (names are compared ignoring case)`);
+        }
+        if (counter?.Code === 'ConditionalCheckFailed') {
+          const item = counter.Item ? unmarshall(counter.Item) : {};
+          lastKnownId = typeof item.lastId === 'number' ? item.lastId : 0;
+          // Another instance created one first; the next guess is right unless it keeps creating.
+          if (attempt > 1) await sleep(Math.random() * Math.min(200, 10 * 2 ** attempt));
+          continue;
+        }
+        // TransactionConflict: another create touched the same items at the same moment. Back off and retry.
+        await sleep(Math.random() * Math.min(100, 5 * attempt));
+      }
+    }
+    throw new CategoryContention('Too many categories are being created at once; retry shortly');
+  }
+
+  return { list, create };
 }
+
+export type CategoryStore = ReturnType<typeof categoryStore>;
 
 function toCategory(item: Record<string, unknown>): Category {
   return {

@@ -8,7 +8,8 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Stage } from '../auth/keys.js';
 import { authStore, CustomerNotFound, KeyNotFound, limitsOf } from '../auth/store.js';
 import { isDynamoUnavailable } from '../dynamo/outage.js';
-import { counterStore } from '../rate-limit/counter-store.js';
+import { deprecatedCallStore } from '../rate-limit/deprecated-calls.js';
+import { dynamoRateLimiter } from '../rate-limit/dynamo-limiter.js';
 import { CustomerIdSchema, KeyIdSchema, parseKeyName, parseLimit, parsePlan, parseWith, UsageError } from './args.js';
 import { resolveTarget, type Target } from './targets.js';
 
@@ -153,14 +154,11 @@ async function run(argv: string[]): Promise<Output> {
     case 'usage': {
       const customerId = customerArg();
       action = async (target) => {
-        const { auth, counters } = stores(target);
+        const { auth, counters, deprecatedCallStore: calls } = stores(target);
         const customer = await auth.getCustomer(customerId);
         if (!customer) throw new UsageError(`no customer "${customerId}" in ${stage}`);
         const limits = limitsOf(customer);
-        const [usage, deprecatedCalls] = await Promise.all([
-          counters.peek(customerId, limits, Date.now()),
-          counters.deprecatedCalls(customerId),
-        ]);
+        const [usage, deprecatedCalls] = await Promise.all([counters.peek(customerId, limits, Date.now()), calls.read(customerId)]);
         const { minute, day } = usage.windows;
         const iso = (s: number) => new Date(s * 1000).toISOString();
         const deprecated = Object.entries(deprecatedCalls);
@@ -216,7 +214,8 @@ function stores(target: Target) {
   return {
     auth: authStore(db, { customers: target.tables.CUSTOMERS_TABLE, keys: target.tables.KEYS_TABLE }),
     // Unban and usage never start a ban, so the ban length does not matter here.
-    counters: counterStore(db, target.tables.COUNTERS_TABLE, { banSeconds: 0 }),
+    counters: dynamoRateLimiter(db, target.tables.COUNTERS_TABLE, { banSeconds: 0 }),
+    deprecatedCallStore: deprecatedCallStore(db, target.tables.COUNTERS_TABLE),
   };
 }
 

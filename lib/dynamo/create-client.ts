@@ -7,11 +7,10 @@ import { Agent } from 'node:http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 
-export function createDynamoClient(endpoint?: string): DynamoDBClient {
+/** `region` only matters locally (DynamoDB Local accepts any); on Lambda the SDK reads it from the environment. */
+export function createDynamoClient(endpoint?: string, region = 'us-east-1'): DynamoDBClient {
   return new DynamoDBClient({
-    ...(endpoint
-      ? { endpoint, region: process.env.AWS_REGION ?? 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
-      : {}),
+    ...(endpoint ? { endpoint, region, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
     maxAttempts: 3,
     requestHandler: new NodeHttpHandler({
       // The connection timer also runs while a request waits for a free socket. A Lambda instance serves one

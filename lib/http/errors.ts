@@ -23,6 +23,13 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
+export function isErrorCode(name: string): name is ErrorCode {
+  return Object.hasOwn(ERROR_STATUS, name);
+}
+
+/** The closed set, in the order above. */
+export const ERROR_CODES: readonly ErrorCode[] = Object.keys(ERROR_STATUS).filter(isErrorCode);
+
 export interface ErrorBody {
   code: ErrorCode;
   message: string;

@@ -1,26 +1,21 @@
 /**
- * The rate-limit middleware of every operation. It counts the request against the customer's minute and day
- * windows (or, for getRateLimitStatus, only reads them), refuses with 429 when a window is used up or a ban runs,
- * and leaves the rate-limit headers for the boundary to put on the response, whatever its status.
+ * The rate-limit step of every operation. It counts the request against the customer's minute and day windows
+ * (a `peek` route only reads them), refuses with 429 when a window is used up or a ban runs, and puts the
+ * rate-limit headers on the answer, whatever its status.
  *
- * Operations that only read (listCategories, the 501 operations) run their handler while the count is in flight,
- * so the counter update and the read cost one round trip of latency together; the answer waits for the count
- * and becomes the 429 if the request was refused. Operations that write wait for admission first.
+ * A route that `runsBeforeAdmission` has its handler run while the count is in flight, so the count and the read
+ * cost one round trip of latency together; the answer waits for the count and becomes the 429 if the request was
+ * refused. Other routes wait for admission first.
  */
-import type middy from '@middy/core';
 import { nowMs } from '../clock.js';
-import { log } from '../log.js';
 import type { Limits } from '../plans.js';
-import type { Admission, CounterStore, UsageSnapshot } from '../rate-limit/counter-store.js';
 import { rateLimitHeaders, retryAfter } from '../rate-limit/headers.js';
+import type { Admission, RateLimiter } from '../rate-limit/limiter.js';
 import { blocking } from '../rate-limit/windows.js';
 import type { Route } from '../routes.js';
-import type { AuthedContext } from './auth-context.js';
-import { type ApiRequest, addResponseHeaders } from './boundary.js';
+import { addHeaders, callerOf, type OperationMiddleware, type OperationRequest } from './context.js';
 import { HttpError } from './errors.js';
-import type { ApiEvent, ApiResult } from './response.js';
-
-export type RateLimitedContext = AuthedContext & { usage?: UsageSnapshot };
+import { errorAnswer, toHttpError } from './http-errors.js';
 
 /**
  * Customers this process last saw refused, and until when (Unix seconds). While a customer is refused, running
@@ -35,21 +30,17 @@ function noteRefusal(customerId: string, until: number): void {
   refusedUntil.set(customerId, until);
 }
 
-/** Reads before writes: a route may start its handler before admission only if it writes nothing but counters. */
-export function canSpeculate(route: Route): boolean {
-  return !route.deprecated && Object.entries(route.tables).every(([table, access]) => table === 'counters' || access === 'read');
-}
-
-function settle(request: ApiRequest, admission: Admission, limits: Limits, plan: string, nowSeconds: number): HttpError | undefined {
-  const { customerId } = (request.context as RateLimitedContext).auth;
+/** Records the decision's headers on the request; returns the 429 to answer with when it is a refusal. */
+function settle(request: OperationRequest, admission: Admission, limits: Limits, nowSeconds: number): HttpError | undefined {
+  const { customerId, plan } = callerOf(request.context);
   if (admission.admitted) {
     refusedUntil.delete(customerId);
-    addResponseHeaders(request, rateLimitHeaders(admission.windows, nowSeconds));
+    request.internal.rateLimitHeaders = rateLimitHeaders(admission.windows, nowSeconds);
     return undefined;
   }
   if (admission.reason === 'banned') {
     noteRefusal(customerId, admission.banUntil);
-    addResponseHeaders(request, rateLimitHeaders(admission.windows, nowSeconds, admission.banUntil));
+    request.internal.rateLimitHeaders = rateLimitHeaders(admission.windows, nowSeconds, admission.banUntil);
     const wait = retryAfter(admission.banUntil, nowSeconds);
     return new HttpError(
       'API_KEY_TEMPORARILY_BANNED',
@@ -57,7 +48,7 @@ function settle(request: ApiRequest, admission: Admission, limits: Limits, plan:
       { 'Retry-After': wait },
     );
   }
-  addResponseHeaders(request, rateLimitHeaders(admission.windows, nowSeconds));
+  request.internal.rateLimitHeaders = rateLimitHeaders(admission.windows, nowSeconds);
   const window = blocking(admission.windows) ?? admission.windows.minute;
   noteRefusal(customerId, window.reset);
   const wait = retryAfter(window.reset, nowSeconds);
@@ -67,51 +58,51 @@ function settle(request: ApiRequest, admission: Admission, limits: Limits, plan:
   });
 }
 
-export function rateLimit(route: Route, store: CounterStore): middy.MiddlewareObj<ApiEvent, ApiResult | undefined> {
-  const speculate = canSpeculate(route);
-
-  async function pendingRefusal(request: ApiRequest): Promise<HttpError | undefined> {
-    const pending = request.internal.admission as Promise<HttpError | undefined> | undefined;
-    delete request.internal.admission;
+export function rateLimit(route: Route, limiter: RateLimiter): OperationMiddleware {
+  const takePending = (request: OperationRequest) => {
+    const pending = request.internal.pendingRefusal;
+    delete request.internal.pendingRefusal;
     return pending;
-  }
+  };
 
   return {
     before: async function rateLimitBefore(request) {
-      const context = request.context as RateLimitedContext;
-      const { customerId, keyId, plan, perMinute, perDay } = context.auth;
+      const { customerId, perMinute, perDay } = callerOf(request.context);
       const limits = { perMinute, perDay };
       const now = nowMs();
       const nowSeconds = Math.floor(now / 1000);
-      if (!route.consumesQuota) {
-        context.usage = await store.peek(customerId, limits, now);
-        addResponseHeaders(request as ApiRequest, rateLimitHeaders(context.usage.windows, nowSeconds, context.usage.banUntil ?? undefined));
+      if (route.quota === 'peek') {
+        const usage = await limiter.peek(customerId, limits, now);
+        request.context.usage = usage;
+        request.internal.rateLimitHeaders = rateLimitHeaders(usage.windows, nowSeconds, usage.banUntil ?? undefined);
         return;
       }
-      const admission = store.consume(customerId, limits, now).then((a) => settle(request as ApiRequest, a, limits, plan, nowSeconds));
-      if (speculate && !((refusedUntil.get(customerId) ?? 0) > nowSeconds)) {
-        admission.catch(() => undefined); // awaited in after/onError; this only silences the early-rejection warning
-        (request as ApiRequest).internal.admission = admission;
+      const refusal = limiter.consume(customerId, limits, now).then((admission) => settle(request, admission, limits, nowSeconds));
+      if (route.runsBeforeAdmission && !((refusedUntil.get(customerId) ?? 0) > nowSeconds)) {
+        refusal.catch(() => undefined); // awaited in after/onError; this only silences the early-rejection warning
+        request.internal.pendingRefusal = refusal;
         return;
       }
-      const refusal = await admission;
-      if (refusal) throw refusal;
-      if (route.deprecated) {
-        log.info('deprecated operation called', { operationId: route.operationId, customerId, keyId });
-        await store.recordDeprecatedCall(customerId, route.operationId, now);
-      }
+      const refused = await refusal;
+      if (refused) throw refused;
     },
     after: async function rateLimitAfter(request) {
-      const refusal = await pendingRefusal(request as ApiRequest);
-      if (refusal) throw refusal;
+      const refused = await takePending(request);
+      if (refused) throw refused;
+      addHeaders(request, request.internal.rateLimitHeaders ?? {});
     },
     onError: async function rateLimitOnError(request) {
-      try {
-        const refusal = await pendingRefusal(request as ApiRequest);
-        if (refusal) request.error = refusal;
-      } catch (error) {
-        request.error = error as Error;
+      // The handler failed, or the count refused it: a refusal wins over whatever the handler did.
+      const pending = takePending(request);
+      if (pending) {
+        try {
+          const refused = await pending;
+          if (refused) request.response = errorAnswer(refused);
+        } catch (error) {
+          request.response = errorAnswer(toHttpError(error, request.context.awsRequestId));
+        }
       }
+      addHeaders(request, request.internal.rateLimitHeaders ?? {});
     },
   };
 }

@@ -2,25 +2,21 @@
  * The authorizer against DynamoDB Local, for every refusal reason, and the local gateway running it the way API
  * Gateway does: no header means 401 without invoking it, a Deny becomes the 401 Error body with its reason.
  */
-import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/authorizer.js';
+import { authorizerEvent, lambdaContext, proxyEvent } from '../../infra/local/events.js';
 import { generateKey } from '../../lib/auth/keys.js';
 import { resetClock, setClock } from '../../lib/clock.js';
-import { dynamo } from '../../lib/dynamo/client.js';
+import { dynamoClient } from '../../lib/dynamo/client.js';
 import { addKey, makeCustomer, type TestCustomer, testAuthStore } from '../support/customers.js';
 import { useGateway } from '../support/http.js';
 
 const METHOD_ARN = 'arn:aws:execute-api:eu-west-1:123456789012:abc123/v1/GET/categories';
 
 async function authorize(authorization: string | undefined): Promise<APIGatewayAuthorizerResult> {
-  const event = {
-    type: 'REQUEST',
-    methodArn: METHOD_ARN,
-    headers: authorization === undefined ? {} : { Authorization: authorization },
-    requestContext: { requestId: 'test' },
-  } as unknown as APIGatewayRequestAuthorizerEvent;
-  return (await handler(event, {} as never)) as APIGatewayAuthorizerResult;
+  const event = authorizerEvent(proxyEvent({ headers: authorization === undefined ? {} : { Authorization: authorization } }));
+  return (await handler({ ...event, methodArn: METHOD_ARN }, lambdaContext('authorizer', 'test'))) as APIGatewayAuthorizerResult;
 }
 
 const effect = (result: APIGatewayAuthorizerResult) => result.policyDocument.Statement[0]?.Effect;
@@ -80,7 +76,7 @@ describe('authorizer: Deny, with a reason the caller can act on', () => {
 describe('authorizer: no DynamoDB read for what the key itself gives away', () => {
   it('refuses a bad scheme, a malformed key, a bad checksum and the other environment with zero calls', async () => {
     let calls = 0;
-    dynamo.middlewareStack.add(
+    dynamoClient().middlewareStack.add(
       (next) => async (args) => {
         calls++;
         return next(args);
@@ -100,7 +96,7 @@ describe('authorizer: no DynamoDB read for what the key itself gives away', () =
       await authorize(`Bearer ${generateKey('production')}`);
       expect(calls).toBe(1); // an unknown key costs its one GetItem
     } finally {
-      dynamo.middlewareStack.remove('countCalls');
+      dynamoClient().middlewareStack.remove('countCalls');
     }
   });
 });

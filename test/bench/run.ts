@@ -5,8 +5,8 @@
  */
 import { writeFileSync } from 'node:fs';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
-import type { APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { startDynamoLocal } from '../../infra/local/dynamodb-local.js';
+import { authorizerEvent, proxyEvent as buildEvent } from '../../infra/local/events.js';
 import { ensureTables } from '../../infra/local/tables.js';
 import { createDynamoClient } from '../../lib/dynamo/create-client.js';
 import { localTableNames } from '../../lib/dynamo/tables.js';
@@ -23,7 +23,7 @@ const admin = createDynamoClient(dynamoLocal.endpoint);
 await ensureTables(admin, tables);
 
 // Handler modules read their configuration at load: import them only now.
-const { dynamo } = await import('../../lib/dynamo/client.js');
+const { dynamoClient } = await import('../../lib/dynamo/client.js');
 const { DynamoMeter } = await import('./dynamo-meter.js');
 const { loadHandlers, workPerRequest, warmOverhead, events, authorizerContext } = await import('./work.js');
 const { endToEnd, exactness } = await import('./load.js');
@@ -32,7 +32,7 @@ const { costPerMillion, PRICES } = await import('./prices.js');
 const { makeCustomer, addKey } = await import('../support/customers.js');
 
 const meter = new DynamoMeter();
-meter.attach(dynamo);
+meter.attach(dynamoClient());
 const handlers = await loadHandlers();
 const results: Record<string, unknown> = { settings, machine: { node: process.version, cpus: (await import('node:os')).cpus().length } };
 
@@ -45,13 +45,7 @@ function table(title: string, rows: Record<string, unknown>[]): void {
 
 // 2. DynamoDB work per request
 const keyed = await makeCustomer('enterprise', { perMinute: 1_000_000, perDay: 1_000_000_000 });
-const authorizerEvent = {
-  type: 'REQUEST',
-  methodArn: 'arn:aws:execute-api:us-east-1:123456789012:api/v1/GET/categories',
-  headers: { Authorization: keyed.authorization },
-  requestContext: { requestId: 'bench' },
-} as unknown as APIGatewayRequestAuthorizerEvent;
-const work = await workPerRequest(handlers, meter, authorizerEvent);
+const work = await workPerRequest(handlers, meter, authorizerEvent(buildEvent({ headers: { Authorization: keyed.authorization } })));
 results.work = work;
 table('DynamoDB work per request (SDK middleware + ReturnConsumedCapacity)', work as unknown as Record<string, unknown>[]);
 

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { lambdaContext } from '../../infra/local/gateway.js';
+import { lambdaContext } from '../../infra/local/events.js';
 import { setClock } from '../../lib/clock.js';
 import type { ApiEvent } from '../../lib/http/response.js';
 import { type Answer, invoke, proxyEvent } from '../support/events.js';

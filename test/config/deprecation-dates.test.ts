@@ -1,9 +1,12 @@
 /** The deprecation and sunset dates of GET /pets/{petId} are configuration; a sunset before the deprecation is refused. */
-import { describe, expect, it } from 'vitest';
-import { parseEnv } from '../../lib/config.js';
-import { deprecationDates } from '../../lib/http/route-headers.js';
+import { assert, describe, expect, it } from 'vitest';
+import { config, parseEnv } from '../../lib/config.js';
+import { type DeprecationOverrides, deprecationDates as datesOf } from '../../lib/deprecation.js';
+import { getPetById } from '../../lib/routes.js';
 
 const withDates = (dates: Record<string, string>) => parseEnv({ STAGE: 'production', ...dates });
+const deprecation = getPetById.deprecation ?? assert.fail('getPetById is deprecated');
+const deprecationDates = (overrides: DeprecationOverrides = config()) => datesOf(deprecation, overrides);
 
 describe('deprecation and sunset dates', () => {
   it('the defaults put the sunset after the deprecation', () => {

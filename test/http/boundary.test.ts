@@ -5,13 +5,14 @@
 import { describe, expect, it } from 'vitest';
 import { operation } from '../../lib/http/operation.js';
 import { setLogSink } from '../../lib/log.js';
+import { listStoreOrders } from '../../lib/routes.js';
 import { invoke, proxyEvent } from '../support/events.js';
 
 describe('unexpected errors', () => {
   it('become 500 INTERNAL_ERROR without leaking internals, and are logged with the request id', async () => {
     const lines: string[] = [];
     setLogSink((line) => lines.push(line));
-    const failing = operation('listStoreOrders', async () => {
+    const failing = operation(listStoreOrders, async () => {
       throw new TypeError(`Cannot read properties of undefined (table ${process.env.COUNTERS_TABLE})`);
     });
     const event = proxyEvent({ path: '/store/orders' });

@@ -81,7 +81,7 @@ describe('npm run synth', () => {
         dynamicImports.filter((name) => !builtin(name) && !lazy(name)),
         bundle.file,
       ).toEqual([]);
-      expect(bundle.bytes, bundle.file).toBeLessThan(250_000);
+      expect(bundle.bytes, bundle.file).toBeLessThan(350_000);
       expect(code).not.toContain('sourceMappingURL');
     }
   });

@@ -4,21 +4,26 @@
  */
 import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { handler as createCategory } from '../../functions/create-category.js';
 import { handler as getPetById } from '../../functions/get-pet-by-id.js';
 import { handler as getRateLimitStatus } from '../../functions/get-rate-limit-status.js';
 import { handler as listCategories } from '../../functions/list-categories.js';
 import { resetClock, setClock } from '../../lib/clock.js';
+import { config, setConfig } from '../../lib/config.js';
+import { documentClient } from '../../lib/dynamo/client.js';
 import { PLAN_LIMITS, type Plan } from '../../lib/plans.js';
-import { counters } from '../../lib/rate-limit/instance.js';
+import { deprecatedCallStore } from '../../lib/rate-limit/deprecated-calls.js';
+import { dynamoRateLimiter } from '../../lib/rate-limit/dynamo-limiter.js';
 import { testDb } from '../support/customers.js';
 import { type Answer, invoke, proxyEvent } from '../support/events.js';
 
 // The clock below is years ahead; keep GET /pets/{petId} before its sunset for the deprecated-call count.
-vi.hoisted(() => {
-  process.env.PETS_SUNSET_AT = '2099-01-01T00:00:00Z';
-});
+beforeAll(() => setConfig({ ...config(), PETS_SUNSET_AT: '2099-01-01T00:00:00Z' }));
+afterAll(() => setConfig(undefined));
+const COUNTERS_TABLE = process.env.COUNTERS_TABLE ?? '';
+const counters = dynamoRateLimiter(documentClient(), COUNTERS_TABLE, { banSeconds: 900 });
+const deprecatedCalls = deprecatedCallStore(documentClient(), COUNTERS_TABLE);
 
 /**
  * 2036-03-10 12:34:00 UTC: a minute start, well inside a day, and in the future: DynamoDB Local applies the
@@ -257,7 +262,7 @@ describe('deprecated operations are counted per customer', () => {
     expect((await pet()).status).toBe(501);
     expect((await pet()).status).toBe(501);
     expect((await pet()).status).toBe(429);
-    expect(await counters.deprecatedCalls(c.customerId)).toEqual({ getPetById: { count: 2, last: new Date(now).toISOString() } });
+    expect(await deprecatedCalls.read(c.customerId)).toEqual({ getPetById: { count: 2, last: new Date(now).toISOString() } });
   });
 });
 

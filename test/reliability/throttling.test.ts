@@ -7,7 +7,7 @@
 import { ProvisionedThroughputExceededException, ThrottlingException } from '@aws-sdk/client-dynamodb';
 import type { FinalizeHandlerArguments, HandlerExecutionContext } from '@smithy/types';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { dynamo } from '../../lib/dynamo/client.js';
+import { dynamoClient } from '../../lib/dynamo/client.js';
 import { setLogSink } from '../../lib/log.js';
 import { categoryIntegrity } from '../support/category-integrity.js';
 import { contractViolations } from '../support/contract-answer.js';
@@ -44,7 +44,7 @@ const logged: string[] = [];
 beforeAll(() => {
   setLogSink((line) => logged.push(line));
   // Innermost, below the retry middleware: runs once per attempt, before anything goes on the wire.
-  dynamo.middlewareStack.add(
+  dynamoClient().middlewareStack.add(
     (next, context) => async (args) => {
       const command = context.commandName ?? '';
       if (!throttle.commands.has(command)) return next(args);
@@ -56,7 +56,7 @@ beforeAll(() => {
     { step: 'deserialize', priority: 'high', name: 'injectThrottling' },
   );
   // Outermost: once per send, reads the SDK's own account of attempts and backoff.
-  dynamo.middlewareStack.add(
+  dynamoClient().middlewareStack.add(
     (next, context) => async (args) => {
       const command = context.commandName ?? '';
       if (!throttle.commands.has(command)) return next(args as FinalizeHandlerArguments<object>);
@@ -83,8 +83,8 @@ afterEach(() => {
 });
 afterAll(() => {
   setLogSink((line) => process.stdout.write(`${line}\n`));
-  dynamo.middlewareStack.remove('injectThrottling');
-  dynamo.middlewareStack.remove('recordRetries');
+  dynamoClient().middlewareStack.remove('injectThrottling');
+  dynamoClient().middlewareStack.remove('recordRetries');
 });
 
 describe('throttling that clears within the SDK attempts', () => {

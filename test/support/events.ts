@@ -1,19 +1,8 @@
-/** API Gateway REST proxy events for handler tests: the shape the local gateway and API Gateway produce. */
+/** Handler tests: events from the one event factory (infra/local/events.ts) and an invoker that reads the answer. */
 import { randomUUID } from 'node:crypto';
-import type { APIGatewayProxyResult } from 'aws-lambda';
-import { lambdaContext } from '../../infra/local/gateway.js';
+import type { APIGatewayProxyResult, Context } from 'aws-lambda';
+import { proxyEvent as buildEvent, lambdaContext, type ProxyEventInput } from '../../infra/local/events.js';
 import type { ApiEvent } from '../../lib/http/response.js';
-
-export interface EventInput {
-  method?: string;
-  path?: string;
-  resource?: string;
-  body?: string | null;
-  headers?: Record<string, string>;
-  pathParameters?: Record<string, string> | null;
-  authorizer?: Record<string, string | number | boolean> | null;
-  isBase64Encoded?: boolean;
-}
 
 /** What the authorizer passes for the default test customer: limits high enough never to refuse. */
 export const TEST_AUTHORIZER = {
@@ -25,33 +14,12 @@ export const TEST_AUTHORIZER = {
   perDay: '1000000000',
 };
 
-export function proxyEvent(input: EventInput = {}): ApiEvent {
-  const requestId = randomUUID();
-  const headers = input.headers ?? {};
-  return {
-    resource: input.resource ?? input.path ?? '/categories',
-    path: input.path ?? '/categories',
-    httpMethod: input.method ?? 'GET',
-    headers,
-    multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, [v]])),
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
-    pathParameters: input.pathParameters ?? null,
-    stageVariables: null,
-    body: input.body ?? null,
-    isBase64Encoded: input.isBase64Encoded ?? false,
-    requestContext: {
-      requestId,
-      stage: 'v1',
-      authorizer: input.authorizer === null ? undefined : (input.authorizer ?? TEST_AUTHORIZER),
-      httpMethod: input.method ?? 'GET',
-      path: `/v1${input.path ?? '/categories'}`,
-      resourcePath: input.resource ?? input.path ?? '/categories',
-    } as ApiEvent['requestContext'],
-  };
+/** A proxy event as the gateway would pass it after the test customer's key was accepted (authorizer: null for none). */
+export function proxyEvent(input: ProxyEventInput = {}): ApiEvent {
+  return buildEvent({ ...input, authorizer: input.authorizer === null ? null : (input.authorizer ?? TEST_AUTHORIZER) });
 }
 
-type Handler = (event: ApiEvent, context: ReturnType<typeof lambdaContext>) => Promise<APIGatewayProxyResult | undefined>;
+type Handler = (event: ApiEvent, context: Context) => Promise<APIGatewayProxyResult | undefined>;
 
 export interface Answer {
   status: number;

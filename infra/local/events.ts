@@ -1,0 +1,143 @@
+/**
+ * The one factory of the events API Gateway hands to our functions, used by the local gateway, the tests and the
+ * benchmark: the REST API proxy event (payload format 1.0), the REQUEST authorizer event made from it, and the
+ * Lambda context. Headers keep their case and order; `headers` holds the last value of each name and
+ * `multiValueHeaders` all of them, as API Gateway does.
+ */
+import { randomUUID } from 'node:crypto';
+import type { APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
+import { FUNCTION_SETTINGS } from '../../lib/function-settings.js';
+import type { ApiEvent } from '../../lib/http/response.js';
+import { API_STAGE_NAME } from '../outputs.js';
+
+export interface ProxyEventInput {
+  method?: string;
+  /** The path below the stage, as sent (no /v1). */
+  path?: string;
+  /** The route's path template; defaults to `path`. */
+  resource?: string;
+  /** Name/value pairs in the order received; repeated names are kept. */
+  headers?: Record<string, string> | [string, string][];
+  query?: [string, string][];
+  pathParameters?: Record<string, string> | null;
+  body?: string | null;
+  isBase64Encoded?: boolean;
+  requestId?: string;
+  sourceIp?: string;
+  /** What the authorizer passed on; API Gateway hands every value over as a string. */
+  authorizer?: Record<string, string | number | boolean> | null;
+}
+
+function grouped(pairs: [string, string][]): { single: Record<string, string>; multi: Record<string, string[]> } {
+  const single: Record<string, string> = {};
+  const multi: Record<string, string[]> = {};
+  for (const [name, value] of pairs) {
+    single[name] = value;
+    multi[name] = [...(multi[name] ?? []), value];
+  }
+  return { single, multi };
+}
+
+export function proxyEvent(input: ProxyEventInput = {}): ApiEvent {
+  const requestId = input.requestId ?? randomUUID();
+  const method = input.method ?? 'GET';
+  const path = input.path ?? '/categories';
+  const resource = input.resource ?? path;
+  const headers = grouped(Array.isArray(input.headers) ? input.headers : Object.entries(input.headers ?? {}));
+  const query = grouped(input.query ?? []);
+  const hasQuery = (input.query ?? []).length > 0;
+  const now = new Date();
+  const authorizer = input.authorizer ? Object.fromEntries(Object.entries(input.authorizer).map(([k, v]) => [k, String(v)])) : undefined;
+  return {
+    resource,
+    path,
+    httpMethod: method,
+    headers: headers.single,
+    multiValueHeaders: headers.multi,
+    queryStringParameters: hasQuery ? query.single : null,
+    multiValueQueryStringParameters: hasQuery ? query.multi : null,
+    pathParameters: input.pathParameters ?? null,
+    stageVariables: null,
+    body: input.body ?? null,
+    isBase64Encoded: input.isBase64Encoded ?? false,
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'local',
+      authorizer,
+      domainName: headers.single.Host ?? headers.single.host ?? 'localhost',
+      extendedRequestId: requestId,
+      httpMethod: method,
+      identity: {
+        accessKey: null,
+        accountId: null,
+        apiKey: null,
+        apiKeyId: null,
+        caller: null,
+        clientCert: null,
+        cognitoAuthenticationProvider: null,
+        cognitoAuthenticationType: null,
+        cognitoIdentityId: null,
+        cognitoIdentityPoolId: null,
+        principalOrgId: null,
+        sourceIp: input.sourceIp ?? '127.0.0.1',
+        user: null,
+        userAgent: headers.single['User-Agent'] ?? headers.single['user-agent'] ?? null,
+        userArn: null,
+      },
+      path: `/${API_STAGE_NAME}${path}`,
+      protocol: 'HTTP/1.1',
+      requestId,
+      requestTime: now.toUTCString(),
+      requestTimeEpoch: now.getTime(),
+      resourceId: resource,
+      resourcePath: resource,
+      stage: API_STAGE_NAME,
+    },
+  };
+}
+
+/** The method ARN API Gateway passes to an authorizer for a request to `resource`. */
+export function methodArn(method: string, resource: string): string {
+  return `arn:aws:execute-api:local:000000000000:local/${API_STAGE_NAME}/${method}${resource}`;
+}
+
+/** The REQUEST authorizer's event for a proxy event: the same headers, parameters and request context. */
+export function authorizerEvent(event: ApiEvent): APIGatewayRequestAuthorizerEvent {
+  return {
+    type: 'REQUEST',
+    methodArn: methodArn(event.httpMethod, event.resource),
+    resource: event.resource,
+    path: event.path,
+    httpMethod: event.httpMethod,
+    headers: event.headers,
+    multiValueHeaders: event.multiValueHeaders,
+    pathParameters: event.pathParameters,
+    queryStringParameters: event.queryStringParameters,
+    multiValueQueryStringParameters: event.multiValueQueryStringParameters,
+    stageVariables: event.stageVariables,
+    requestContext: { ...event.requestContext, authorizer: undefined },
+  };
+}
+
+/** The context Lambda passes, with the deployed memory and a deadline `timeoutMs` from now. */
+export function lambdaContext(
+  functionName: string,
+  requestId: string,
+  timeoutMs = FUNCTION_SETTINGS.operationTimeoutSeconds * 1000,
+): Context {
+  const deadline = Date.now() + timeoutMs;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
+    memoryLimitInMB: String(FUNCTION_SETTINGS.memoryMb),
+    awsRequestId: requestId,
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}

@@ -1,0 +1,46 @@
+/**
+ * The functions behind the local gateway: each imported the way Lambda does (once per process, on first use)
+ * and invoked with a Lambda context. Lambda runs one request at a time per instance, and each instance has its
+ * own module state; here one process stands in for every instance, so a function that writes more than its
+ * request count runs one invocation at a time, which keeps optimistic writes (the category id counter) from
+ * retrying against each other as no set of Lambda instances would. Readers run concurrently.
+ */
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import type { ApiEvent } from '../../lib/http/response.js';
+import type { Route } from '../../lib/routes.js';
+import { ROUTES } from '../../lib/routes.js';
+import { lambdaContext } from './events.js';
+
+type LambdaHandler = (event: ApiEvent, context: ReturnType<typeof lambdaContext>) => Promise<APIGatewayProxyResult | undefined>;
+
+const loaded = new Map<string, Promise<LambdaHandler>>();
+const queues = new Map<string, Promise<unknown>>();
+
+function load(route: Route): Promise<LambdaHandler> {
+  let handler = loaded.get(route.handler);
+  if (!handler) {
+    handler = import(`../../functions/${route.handler}.ts`).then((m: { handler: LambdaHandler }) => m.handler);
+    loaded.set(route.handler, handler);
+  }
+  return handler;
+}
+
+function writesBeyondCounters(route: Route): boolean {
+  return Object.entries(route.tables).some(([table, access]) => table !== 'counters' && access === 'write');
+}
+
+export async function invoke(route: Route, event: ApiEvent): Promise<APIGatewayProxyResult | undefined> {
+  const run = async () => (await load(route))(event, lambdaContext(route.handler, event.requestContext.requestId));
+  if (!writesBeyondCounters(route)) return run();
+  const result = (queues.get(route.handler) ?? Promise.resolve()).then(run);
+  queues.set(
+    route.handler,
+    result.catch(() => undefined),
+  );
+  return result;
+}
+
+/** Every operation's module, imported up front so that a broken one fails startup, not a request. */
+export async function preloadFunctions(): Promise<void> {
+  await Promise.all(ROUTES.map(load));
+}

@@ -1,0 +1,51 @@
+/**
+ * Checks a request's JSON body against its route's schema and words the first fault so a person can act on it:
+ * which field is missing, unknown or wrong. Field rules speak for themselves through their schemas' messages.
+ */
+import * as v from 'valibot';
+
+/** A JSON object schema, piped or not: its fields are what the messages name. */
+export type BodySchema<TOutput = unknown> = v.GenericSchema<unknown, TOutput> & { readonly entries: v.ObjectEntries };
+
+export type Checked = { ok: true; value: unknown } | { ok: false; message: string };
+
+function kindOf(input: unknown): string {
+  if (input === null) return 'null';
+  return Array.isArray(input) ? 'an array' : `a ${typeof input}`;
+}
+
+/** `{"name":"Dog"}` from the first example of each required field of an object schema. */
+function exampleOf(entries: v.ObjectEntries): string {
+  const example: Record<string, unknown> = {};
+  for (const [name, schema] of Object.entries(entries)) {
+    const examples: readonly unknown[] = v.getExamples(schema);
+    const first = examples[0];
+    if (schema.type !== 'optional' && first !== undefined) example[name] = first;
+  }
+  return JSON.stringify(example);
+}
+
+export function validateBody(schema: BodySchema, input: unknown): Checked {
+  const { entries } = schema;
+  const title = v.getTitle(schema) ?? 'request body';
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    return { ok: false, message: `The request body must be a JSON object such as ${exampleOf(entries)}, not ${kindOf(input)}` };
+  }
+  const result = v.safeParse(schema, input);
+  if (result.success) return { ok: true, value: result.output };
+  const issue = result.issues[0];
+  const field = issue && v.getDotPath(issue);
+  if (!issue) return { ok: false, message: `The request body is not a valid ${title}` };
+  if (field && field in entries && issue.input === undefined) return { ok: false, message: `"${field}" is required` };
+  if (issue.kind === 'schema' && issue.type === 'strict_object' && field) {
+    const known = Object.keys(entries).map((name) => `"${name}"`);
+    return {
+      ok: false,
+      message:
+        field === 'id'
+          ? 'Unknown field "id": the id is assigned by the service and must not be sent'
+          : `Unknown field "${field}": a ${title} has only ${known.slice(0, -1).join(', ')}${known.length > 1 ? ' and ' : ''}${known.at(-1) ?? ''}`,
+    };
+  }
+  return { ok: false, message: issue.message };
+}

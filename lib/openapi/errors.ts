@@ -1,0 +1,111 @@
+/**
+ * How the document explains each error code, and the Error answer of a status that carries one or more codes.
+ * Numbers come from their definitions (body limit, category cap), never written again here.
+ */
+import { CATEGORY_CAP } from '../categories/schema.js';
+import { RETRY_AFTER_CODES } from '../http/answers.js';
+import { ERROR_STATUS, type ErrorCode } from '../http/errors.js';
+import { MAX_BODY_BYTES } from '../http/json-body.js';
+import { headerRefs } from './headers.js';
+
+/** A piece of the OpenAPI document. */
+export type Json = Record<string, unknown>;
+
+const BODY_LIMIT = `${MAX_BODY_BYTES / 1024} KiB`;
+
+export const ERROR_DOCS: Record<ErrorCode, { description: string; example: string }> = {
+  MALFORMED_JSON: { description: 'the body is missing, empty or not JSON.', example: 'The request body is not valid JSON' },
+  VALIDATION_FAILED: {
+    description: 'a field or path parameter breaks its rule (also a body that is null, an array or a scalar); the message names it.',
+    example: '"name" must not be empty or only white space',
+  },
+  UNAUTHORIZED: {
+    description: 'The API key is missing, malformed, unknown, revoked, or of the other environment.',
+    example: 'The Authorization header is missing or its API key is not valid: send Authorization: Bearer <API key>',
+  },
+  NOT_FOUND: {
+    description: 'No such operation: the path, or the method on it, does not exist under /v1.',
+    example: 'There is no such operation: check the method and the path (see the API reference)',
+  },
+  METHOD_NOT_ALLOWED: { description: 'The path exists, the method does not.', example: 'The method is not allowed on this path' },
+  CATEGORY_EXISTS: {
+    description: 'the name is taken (compared ignoring case).',
+    example: 'A category named "Dog" already exists (names are compared ignoring case)',
+  },
+  CATEGORY_LIMIT_REACHED: {
+    description: `the environment has ${CATEGORY_CAP.toLocaleString('en-US')} categories.`,
+    example: `This environment already holds the maximum of ${CATEGORY_CAP} categories; no more can be created`,
+  },
+  GONE: {
+    description: 'The operation was retired on its sunset date.',
+    example: 'GET /pets/{petId} was retired on Tue, 01 Jun 2027 00:00:00 GMT; see the Link header',
+  },
+  PAYLOAD_TOO_LARGE: {
+    description: `The body is over ${BODY_LIMIT}.`,
+    example: `The request body is too large; the limit is ${MAX_BODY_BYTES} bytes (${BODY_LIMIT})`,
+  },
+  UNSUPPORTED_MEDIA_TYPE: {
+    description: 'The body is not `application/json` (parameters such as `charset` are fine).',
+    example: 'Content-Type "text/plain" is not supported: send the body as application/json',
+  },
+  RATE_LIMIT_EXCEEDED: {
+    description: 'a plan window is used up.',
+    example: 'Rate limit exceeded: the free plan allows 60 requests per minute; retry after 42 seconds',
+  },
+  API_KEY_TEMPORARILY_BANNED: {
+    description: 'too many refused requests; every key of the customer is banned for a while.',
+    example: 'Too many requests were made after being refused: every key of this account is banned for 900 more seconds.',
+  },
+  THROTTLED: {
+    description: 'the stage-wide safety throttle.',
+    example: 'The service is receiving too many requests overall; retry after the time in Retry-After',
+  },
+  INTERNAL_ERROR: {
+    description: 'Something went wrong on our side; quote `X-Request-Id` if it persists.',
+    example: 'Something went wrong on our side; quote request id 0b6e2c1f-6d0a-4c36-9a4e-2f1b7f0c9d10 if it persists',
+  },
+  NOT_IMPLEMENTED: {
+    description: 'The interface specification names this operation but does not define its shape, so it is not implemented.',
+    example: 'This operation is not implemented: the interface specification does not define its shape',
+  },
+  SERVICE_UNAVAILABLE: {
+    description: 'The data store is unreachable or throttling; retry after `Retry-After`.',
+    example: 'The service is temporarily unavailable; retry after the time in Retry-After',
+  },
+};
+
+/** What a client should do after any answer of a status, beyond what each code says. */
+const STATUS_ADVICE: Partial<Record<number, string>> = { 429: 'Wait for `Retry-After`, and back off exponentially.' };
+
+/** The codes of a route by status, in ascending order of status. */
+export function byStatus(codes: readonly ErrorCode[]): [number, ErrorCode[]][] {
+  const groups = new Map<number, ErrorCode[]>();
+  for (const code of codes) groups.set(ERROR_STATUS[code], [...(groups.get(ERROR_STATUS[code]) ?? []), code]);
+  return [...groups].sort(([a], [b]) => a - b);
+}
+
+export function errorResponse(status: number, codes: readonly ErrorCode[], headers: readonly string[]): Json {
+  const [first] = codes;
+  if (!first) throw new Error(`No error codes for status ${status}`);
+  const explained =
+    codes.length === 1 ? [capitalised(ERROR_DOCS[first].description)] : codes.map((code) => `${code}: ${ERROR_DOCS[code].description}`);
+  const advice = STATUS_ADVICE[status];
+  const retry = codes.some((code) => RETRY_AFTER_CODES.has(code)) ? ['Retry-After'] : [];
+  return {
+    description: [...explained, ...(advice ? [advice] : [])].join(' '),
+    headers: headerRefs([...headers, ...retry]),
+    content: {
+      'application/json': {
+        schema: {
+          allOf: [{ $ref: '#/components/schemas/Error' }],
+          properties: { code: { enum: [...codes] }, status: { const: status } },
+        },
+        example: { code: first, message: ERROR_DOCS[first].example, status },
+      },
+    },
+  };
+}
+
+function capitalised(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
