@@ -14,29 +14,36 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { type Limits, PLAN_LIMITS, type Plan } from '../plans.js';
+import * as v from 'valibot';
+import { type Limits, PLAN_LIMITS, type Plan, PlanSchema } from '../plans.js';
 import { generateKey, hashKey, newKeyId, type Stage } from './keys.js';
 
-export interface Customer {
-  customerId: string;
-  plan: Plan;
+/** Items are read through these schemas, so a malformed item fails loudly instead of passing as a customer or key. */
+const CustomerSchema = v.object({
+  customerId: v.string(),
+  plan: PlanSchema,
   /** Only for Enterprise; other plans take PLAN_LIMITS. */
-  perMinute?: number;
-  perDay?: number;
-  createdAt: string;
-  updatedAt: string;
-}
+  perMinute: v.optional(v.number()),
+  perDay: v.optional(v.number()),
+  createdAt: v.string(),
+  updatedAt: v.string(),
+});
+export type Customer = v.InferOutput<typeof CustomerSchema>;
 
-export interface KeyRecord {
-  keyHash: string;
-  keyId: string;
-  customerId: string;
-  stage: Stage;
-  name?: string;
-  status: 'active' | 'revoked';
-  createdAt: string;
-  revokedAt?: string;
-}
+const KeyRecordSchema = v.object({
+  keyHash: v.string(),
+  keyId: v.string(),
+  customerId: v.string(),
+  stage: v.picklist(['production', 'staging']),
+  name: v.optional(v.string()),
+  status: v.picklist(['active', 'revoked']),
+  createdAt: v.string(),
+  revokedAt: v.optional(v.string()),
+});
+export type KeyRecord = v.InferOutput<typeof KeyRecordSchema>;
+
+const customerOf = (item: Record<string, unknown> | undefined) => (item ? v.parse(CustomerSchema, item) : undefined);
+const keyOf = (item: Record<string, unknown> | undefined) => (item ? v.parse(KeyRecordSchema, item) : undefined);
 
 export class CustomerNotFound extends Error {}
 export class KeyNotFound extends Error {}
@@ -53,7 +60,7 @@ export function authStore(db: DynamoDBDocumentClient, tables: { customers: strin
   return {
     async getCustomer(customerId: string): Promise<Customer | undefined> {
       const { Item } = await db.send(new GetCommand({ TableName: tables.customers, Key: { customerId } }));
-      return Item as Customer | undefined;
+      return customerOf(Item);
     },
 
     /** Creates the customer or changes its plan; Enterprise takes both numbers, other plans drop them. */
@@ -75,12 +82,12 @@ export function authStore(db: DynamoDBDocumentClient, tables: { customers: strin
           ReturnValues: 'ALL_NEW',
         }),
       );
-      return Attributes as Customer;
+      return v.parse(CustomerSchema, Attributes);
     },
 
     async findKey(key: string): Promise<KeyRecord | undefined> {
       const { Item } = await db.send(new GetCommand({ TableName: tables.keys, Key: { keyHash: hashKey(key) } }));
-      return Item as KeyRecord | undefined;
+      return keyOf(Item);
     },
 
     /** Issues a key for an existing customer; the plaintext is returned once and never stored. */
@@ -132,7 +139,7 @@ export function authStore(db: DynamoDBDocumentClient, tables: { customers: strin
               : {}),
           }),
         );
-        keys.push(...((page.Items ?? []) as KeyRecord[]));
+        keys.push(...(page.Items ?? []).map((item) => v.parse(KeyRecordSchema, item)));
         startKey = page.LastEvaluatedKey;
       } while (startKey);
       return keys.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.keyId.localeCompare(b.keyId));
@@ -148,7 +155,7 @@ export function authStore(db: DynamoDBDocumentClient, tables: { customers: strin
           ExpressionAttributeValues: { ':keyId': keyId },
         }),
       );
-      const found = Items?.[0] as KeyRecord | undefined;
+      const found = keyOf(Items?.[0]);
       if (!found) throw new KeyNotFound(`no key "${keyId}"`);
       if (found.status === 'revoked') return found;
       const { Attributes } = await db.send(
@@ -161,7 +168,7 @@ export function authStore(db: DynamoDBDocumentClient, tables: { customers: strin
           ReturnValues: 'ALL_NEW',
         }),
       );
-      return Attributes as KeyRecord;
+      return v.parse(KeyRecordSchema, Attributes);
     },
   };
 }

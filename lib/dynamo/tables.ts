@@ -29,5 +29,11 @@ export const TABLES: readonly TableSpec[] = [
 
 /** Table names used locally and in tests: `<prefix><stage>-<table>`. */
 export function localTableNames(stage: string, prefix = 'petstore-'): Record<TableSpec['envVar'], string> {
-  return Object.fromEntries(TABLES.map((t) => [t.envVar, `${prefix}${stage}-${t.id}`])) as Record<TableSpec['envVar'], string>;
+  const name = (id: TableId) => `${prefix}${stage}-${id}`;
+  return {
+    CATEGORIES_TABLE: name('categories'),
+    CUSTOMERS_TABLE: name('customers'),
+    KEYS_TABLE: name('keys'),
+    COUNTERS_TABLE: name('counters'),
+  };
 }
