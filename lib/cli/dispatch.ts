@@ -12,8 +12,8 @@ import { keysRevoke } from './commands/keys-revoke.js';
 import { unban } from './commands/unban.js';
 import { usage } from './commands/usage.js';
 
-/** In the order the usage text lists them. */
-const COMMANDS: readonly Command[] = [customersSetPlan, keysCreate, keysList, keysRevoke, usage, unban];
+/** In the order the usage text lists them. A new command is a module in `commands/` and a line here. */
+export const COMMANDS: readonly Command[] = [customersSetPlan, keysCreate, keysList, keysRevoke, usage, unban];
 
 /** Flags of every command, with their line in the usage text. */
 const COMMON_FLAGS = {
@@ -26,10 +26,10 @@ const COMMON_FLAGS = {
   json: { type: 'boolean', synopsis: '[--json]', help: 'machine-readable output' },
 } as const;
 
+const commonSynopsis = Object.values(COMMON_FLAGS).map((f) => f.synopsis);
+
 export const USAGE = [
-  `Usage: npm run petstore -- <command> ${Object.values(COMMON_FLAGS)
-    .map((f) => f.synopsis)
-    .join(' ')}`,
+  `Usage: npm run petstore -- <command> ${commonSynopsis.join(' ')}`,
   '',
   'Commands:',
   ...COMMANDS.map((c) => `  ${c.name} ${c.synopsis}`),
