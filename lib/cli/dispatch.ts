@@ -4,7 +4,7 @@
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { parseStage, UsageError } from './args.js';
-import type { Command, Invocation } from './command.js';
+import type { Command, FlagKinds, Invocation } from './command.js';
 import { customersSetPlan } from './commands/customers-set-plan.js';
 import { keysCreate } from './commands/keys-create.js';
 import { keysList } from './commands/keys-list.js';
@@ -37,14 +37,20 @@ export const USAGE = [
   ...Object.entries(COMMON_FLAGS).map(([name, f]) => `${`--${name}`.padEnd(10)}${f.help}`),
 ].join('\n');
 
-/** Each command's own flags, in the order of COMMANDS; a flag several commands share appears once. */
-const COMMAND_FLAGS = [...new Set(COMMANDS.flatMap((c) => c.flags))];
+/** Each command's own flags, in the order of COMMANDS; a flag several commands share appears once, of one kind. */
+const COMMAND_FLAGS = new Map<string, 'string' | 'boolean'>();
+for (const command of COMMANDS) {
+  for (const [flag, kind] of Object.entries(command.flags)) {
+    if ((COMMAND_FLAGS.get(flag) ?? kind) !== kind) throw new Error(`--${flag} is a string for one command and a switch for another`);
+    COMMAND_FLAGS.set(flag, kind);
+  }
+}
 
 const OPTIONS: NonNullable<ParseArgsConfig['options']> = {
   stage: { type: COMMON_FLAGS.stage.type },
   aws: { type: COMMON_FLAGS.aws.type },
   json: { type: COMMON_FLAGS.json.type },
-  ...Object.fromEntries(COMMAND_FLAGS.map((flag) => [flag, { type: 'string' } as const])),
+  ...Object.fromEntries([...COMMAND_FLAGS].map(([flag, type]) => [flag, { type }])),
   help: { type: 'boolean', short: 'h' },
 };
 
@@ -53,7 +59,7 @@ const GROUPS = new Set(COMMANDS.flatMap((c) => (c.name.includes(' ') ? [c.name.s
 
 export interface Dispatch {
   command: Command;
-  invocation: Invocation<string>;
+  invocation: Invocation<FlagKinds>;
   aws: boolean;
 }
 
@@ -74,12 +80,12 @@ export function dispatch(argv: readonly string[]): Dispatch {
   const [min, max] = command.positionals;
   if (args.length < min) throw new UsageError(`"${name}" needs ${min} argument${min > 1 ? 's' : ''}, got ${args.length}`);
   if (args.length > max) throw new UsageError(`"${name}" takes at most ${max} argument${max === 1 ? '' : 's'}: unexpected "${args[max]}"`);
-  const flags: Record<string, string> = {};
-  for (const flag of COMMAND_FLAGS) {
+  const flags: Record<string, string | boolean> = {};
+  for (const flag of COMMAND_FLAGS.keys()) {
     const value = values[flag];
     if (value === undefined) continue;
-    if (!command.flags.includes(flag)) throw new UsageError(`--${flag} does not apply to "${name}"`);
-    if (typeof value === 'string') flags[flag] = value;
+    if (!Object.hasOwn(command.flags, flag)) throw new UsageError(`--${flag} does not apply to "${name}"`);
+    if (typeof value === 'string' || typeof value === 'boolean') flags[flag] = value;
   }
   const stage = parseStage(typeof values.stage === 'string' ? values.stage : undefined);
   return { command, invocation: { args, flags, stage }, aws: values.aws === true };

@@ -2,13 +2,13 @@
 import { limitsOf } from '../../auth/store.js';
 import { PLAN_NAMES } from '../../plans.js';
 import { CustomerIdSchema, parseLimit, parsePlan, parseWith, UsageError } from '../args.js';
-import type { Command } from '../command.js';
+import { defineCommand } from '../command.js';
 
-export const customersSetPlan: Command<'per-minute' | 'per-day'> = {
+export const customersSetPlan = defineCommand({
   name: 'customers set-plan',
   synopsis: `<customerId> <${PLAN_NAMES.join('|')}> [--per-minute N --per-day N]`,
   positionals: [2, 2],
-  flags: ['per-minute', 'per-day'],
+  flags: { 'per-minute': 'string', 'per-day': 'string' },
   prepare({ args, flags, stage }) {
     const customerId = parseWith(CustomerIdSchema, args[0], 'customerId');
     const plan = parsePlan(args[1]);
@@ -32,4 +32,4 @@ export const customersSetPlan: Command<'per-minute' | 'per-day'> = {
       };
     };
   },
-};
+});

@@ -1,12 +1,12 @@
 /** `keys create`: issues a key for an existing customer and prints it, the only time it is ever shown. */
 import { CustomerIdSchema, parseKeyName, parseWith, UsageError } from '../args.js';
-import type { Command } from '../command.js';
+import { defineCommand } from '../command.js';
 
-export const keysCreate: Command<'name'> = {
+export const keysCreate = defineCommand({
   name: 'keys create',
   synopsis: '<customerId> [--name LABEL]',
   positionals: [1, 1],
-  flags: ['name'],
+  flags: { name: 'string' },
   prepare({ args, flags, stage }) {
     const customerId = parseWith(CustomerIdSchema, args[0], 'customerId');
     const name = parseKeyName(flags.name);
@@ -20,4 +20,4 @@ export const keysCreate: Command<'name'> = {
       };
     };
   },
-};
+});

@@ -1,12 +1,12 @@
 /** `keys list`: every key of the environment, or of one customer, by id and status; never the key itself. */
 import { CustomerIdSchema, parseWith } from '../args.js';
-import type { Command } from '../command.js';
+import { defineCommand } from '../command.js';
 
-export const keysList: Command = {
+export const keysList = defineCommand({
   name: 'keys list',
   synopsis: '[<customerId>]',
   positionals: [0, 1],
-  flags: [],
+  flags: {},
   prepare({ args }) {
     const customerId = args[0] === undefined ? undefined : parseWith(CustomerIdSchema, args[0], 'customerId');
     return async ({ auth }) => {
@@ -25,4 +25,4 @@ export const keysList: Command = {
       return { json: rows, text };
     };
   },
-};
+});

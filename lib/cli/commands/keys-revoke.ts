@@ -1,12 +1,12 @@
 /** `keys revoke`: revokes a key by its public id; the authorizer's cache lets it work until its TTL ends. */
 import { KeyIdSchema, parseWith } from '../args.js';
-import type { Command } from '../command.js';
+import { defineCommand } from '../command.js';
 
-export const keysRevoke: Command = {
+export const keysRevoke = defineCommand({
   name: 'keys revoke',
   synopsis: '<keyId>',
   positionals: [1, 1],
-  flags: [],
+  flags: {},
   prepare({ args }) {
     const keyId = parseWith(KeyIdSchema, args[0], 'keyId');
     return async ({ auth }) => {
@@ -17,4 +17,4 @@ export const keysRevoke: Command = {
       };
     };
   },
-};
+});

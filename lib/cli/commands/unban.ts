@@ -1,12 +1,12 @@
 /** `unban`: lifts a customer's temporary ban before it runs out. */
 import { CustomerIdSchema, parseWith, UsageError } from '../args.js';
-import type { Command } from '../command.js';
+import { defineCommand } from '../command.js';
 
-export const unban: Command = {
+export const unban = defineCommand({
   name: 'unban',
   synopsis: '<customerId>',
   positionals: [1, 1],
-  flags: [],
+  flags: {},
   prepare({ args, stage }) {
     const customerId = parseWith(CustomerIdSchema, args[0], 'customerId');
     return async ({ auth, counters }) => {
@@ -15,4 +15,4 @@ export const unban: Command = {
       return { json: { customerId, wasBanned }, text: wasBanned ? `ban of ${customerId} lifted` : `${customerId} was not banned` };
     };
   },
-};
+});

@@ -1,13 +1,13 @@
 /** `usage`: a customer's two windows, its ban and its calls to deprecated operations, read without consuming quota. */
 import { limitsOf } from '../../auth/store.js';
 import { CustomerIdSchema, parseWith, UsageError } from '../args.js';
-import type { Command } from '../command.js';
+import { defineCommand } from '../command.js';
 
-export const usage: Command = {
+export const usage = defineCommand({
   name: 'usage',
   synopsis: '<customerId>',
   positionals: [1, 1],
-  flags: [],
+  flags: {},
   prepare({ args, stage }) {
     const customerId = parseWith(CustomerIdSchema, args[0], 'customerId');
     return async ({ auth, counters }) => {
@@ -40,4 +40,4 @@ export const usage: Command = {
       };
     };
   },
-};
+});
