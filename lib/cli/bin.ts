@@ -5,9 +5,10 @@
 
 // The SDK warns about Node 20 on stderr; the CLI's errors are one line that scripts may read.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-// lib/config.ts still parses the functions' variables when it loads, and a missing STAGE fails that. The CLI takes
-// its stage from --stage and never reads this one. Remove once lib/config.ts parses lazily.
-process.env.STAGE ||= 'production';
+// lib/config.ts still parses the functions' variables when it loads, and a STAGE that is missing (or not one of
+// the two) fails that. The CLI takes its stage from --stage and never reads this one, so any valid value will do.
+// Remove once lib/config.ts parses lazily.
+process.env.STAGE = 'production';
 
 // Imported only now, so that lib/config.ts loads after the lines above.
 const { main } = await import('./main.js');
