@@ -1,7 +1,8 @@
 /**
- * The admin CLI's process: `npm run petstore -- <command>` runs this file. It sets what only a process has (its
- * environment's tool-wide switches, its exit code) and leaves the rest to `main`.
+ * The admin CLI's process: `npm run petstore -- <command>` runs this file. It sets what belongs to the process
+ * (two variables for the libraries it loads, the exit code) and leaves the rest to `main`.
  */
+import { main } from './main.js';
 
 // The SDK warns about Node 20 on stderr; the CLI's errors are one line that scripts may read.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -10,6 +11,4 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 // Remove once lib/config.ts parses lazily.
 process.env.STAGE = 'production';
 
-// Imported only now, so that lib/config.ts loads after the lines above.
-const { main } = await import('./main.js');
 process.exitCode = await main(process.argv.slice(2));

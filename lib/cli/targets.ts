@@ -4,7 +4,6 @@
  */
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { adminCliConfig } from '../config.js';
 import { createDynamoClient } from '../dynamo/create-client.js';
 import { localTableNames, type TableId, type TableSpec } from '../dynamo/tables.js';
 import { STACK_NAMES, type Stage, TABLE_OUTPUT_KEYS } from '../stacks.js';
@@ -18,6 +17,9 @@ export interface Target {
 
 export async function resolveTarget(stage: Stage, aws: boolean): Promise<Target> {
   if (!aws) {
+    // Loaded here, after the arguments are checked and only for the local target: until lib/config.ts parses
+    // lazily, loading it checks the functions' variables too, and a bad one must not hide a usage error.
+    const { adminCliConfig } = await import('../config.js');
     const { dynamoEndpoint, tablePrefix } = adminCliConfig();
     return {
       client: createDynamoClient(dynamoEndpoint),
