@@ -5,7 +5,7 @@
  */
 import * as v from 'valibot';
 import { DEPRECATION_DEFAULTS, sunsetProblem } from '../lib/deprecation.js';
-import type { Stage } from './outputs.js';
+import type { Stage } from '../lib/stacks.js';
 
 const wholeNumber = (min: number, max: number, fallback: number) =>
   v.pipe(

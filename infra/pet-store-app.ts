@@ -4,8 +4,8 @@
  */
 import { App, type AppProps, Aspects } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { STACK_NAMES, STAGES, type Stage } from '../lib/stacks.js';
 import { deploymentEnv, stageSettings } from './config.js';
-import { STACK_NAMES, STAGES, type Stage } from './outputs.js';
 import { PetStoreStack } from './pet-store-stack.js';
 
 export interface PetStoreApp {

@@ -6,13 +6,13 @@ import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { TABLES } from '../lib/dynamo/tables.js';
+import { API_URL_OUTPUT, type Stage, TABLE_OUTPUT_KEYS } from '../lib/stacks.js';
 import type { StageSettings } from './config.js';
 import { Monitoring } from './constructs/monitoring.js';
 import { PetStoreApi } from './constructs/pet-store-api.js';
 import { PetStoreTables } from './constructs/tables.js';
 import { WebAcl } from './constructs/web-acl.js';
 import { acknowledgeFindings } from './nag-suppressions.js';
-import { API_URL_OUTPUT, type Stage, TABLE_OUTPUT_KEYS } from './outputs.js';
 
 export interface PetStoreStackProps extends StackProps {
   readonly stage: Stage;

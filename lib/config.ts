@@ -94,3 +94,28 @@ export type LocalEnv = v.InferOutput<typeof LocalEnvSchema>;
 export function localConfig(): LocalEnv {
   return parse(LocalEnvSchema, process.env, 'local env');
 }
+
+/**
+ * What the admin CLI takes from the environment in local mode: the DynamoDB to write to (DYNAMODB_ENDPOINT, or
+ * DynamoDB Local on DYNAMODB_PORT) and the local table prefix. Read when called rather than at load, because
+ * the CLI runs as a tool without the functions' variables and chooses its stage with --stage; an empty
+ * variable counts as unset.
+ */
+export function adminCliConfig(source: Record<string, string | undefined> = process.env): { dynamoEndpoint: string; tablePrefix: string } {
+  const schema = v.object({
+    DYNAMODB_ENDPOINT: v.optional(v.pipe(v.string(), v.url('DYNAMODB_ENDPOINT must be a URL'))),
+    DYNAMODB_PORT: v.optional(v.pipe(v.string(), v.regex(/^\d{1,5}$/, 'DYNAMODB_PORT must be a port number')), '8000'),
+    PETSTORE_TABLE_PREFIX: v.optional(
+      v.pipe(v.string(), v.regex(/^[A-Za-z0-9_.-]*$/, 'PETSTORE_TABLE_PREFIX may hold only letters, digits, "_", "." and "-"')),
+      'petstore-',
+    ),
+  });
+  const result = v.safeParse(schema, {
+    DYNAMODB_ENDPOINT: source.DYNAMODB_ENDPOINT || undefined,
+    DYNAMODB_PORT: source.DYNAMODB_PORT || undefined,
+    PETSTORE_TABLE_PREFIX: source.PETSTORE_TABLE_PREFIX,
+  });
+  if (!result.success) throw new Error(`Invalid configuration: ${result.issues.map((i) => i.message).join('; ')}`);
+  const { DYNAMODB_ENDPOINT, DYNAMODB_PORT, PETSTORE_TABLE_PREFIX } = result.output;
+  return { dynamoEndpoint: DYNAMODB_ENDPOINT ?? `http://127.0.0.1:${DYNAMODB_PORT}`, tablePrefix: PETSTORE_TABLE_PREFIX };
+}

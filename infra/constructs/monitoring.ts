@@ -24,7 +24,7 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import type { TableId } from '../../lib/dynamo/tables.js';
 import { ROUTES } from '../../lib/routes.js';
-import { API_STAGE_NAME, type Stage } from '../outputs.js';
+import { API_STAGE_NAME, type Stage } from '../../lib/stacks.js';
 
 export interface MonitoringProps {
   readonly stage: Stage;

@@ -30,8 +30,8 @@ import type { TableId } from '../../lib/dynamo/tables.js';
 import { FUNCTION_SETTINGS } from '../../lib/function-settings.js';
 import { GATEWAY_RATE_LIMIT_HEADERS, GATEWAY_RESPONSES, type GatewayResponseSpec } from '../../lib/http/gateway-responses.js';
 import { type Access, ROUTES, type Route } from '../../lib/routes.js';
+import { API_STAGE_NAME, type Stage } from '../../lib/stacks.js';
 import type { StageSettings } from '../config.js';
-import { API_STAGE_NAME, type Stage } from '../outputs.js';
 import { ApiFunction } from './api-function.js';
 import { AUTHORIZER_TABLES } from './table-access.js';
 

@@ -5,9 +5,9 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { Stage } from '../../lib/auth/keys.js';
 import { authStore } from '../../lib/auth/store.js';
 import { localTableNames } from '../../lib/dynamo/tables.js';
+import type { Stage } from '../../lib/stacks.js';
 
 export const DEMO_CUSTOMER = 'demo';
 const DEMO_KEY_NAME = 'npm start demo';

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
 import { FUNCTION_SETTINGS } from '../../lib/function-settings.js';
 import type { ApiEvent } from '../../lib/http/response.js';
-import { API_STAGE_NAME } from '../outputs.js';
+import { API_STAGE_NAME } from '../../lib/stacks.js';
 
 export interface ProxyEventInput {
   method?: string;

@@ -4,8 +4,9 @@
  * DynamoDB read; then one GetItem for the key and one for its customer.
  */
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
+import type { Stage } from '../stacks.js';
 import type { AuthContext } from './context.js';
-import { checkKey, KEY_PREFIX, type Stage } from './keys.js';
+import { checkKey, KEY_PREFIX } from './keys.js';
 import { type AuthStore, limitsOf } from './store.js';
 
 export type Refusal = 'missing' | 'scheme' | 'malformed' | 'checksum' | 'other-environment' | 'unknown' | 'revoked' | 'no-customer';

@@ -5,8 +5,9 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
+import type { Stage } from '../stacks.js';
 
-export type Stage = 'production' | 'staging';
+// Re-exported for the modules that take a key's stage from here; the definition is in lib/stacks.ts.
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const RANDOM_LENGTH = 30;

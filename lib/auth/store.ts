@@ -16,7 +16,8 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { type Limits, PLAN_LIMITS, type Plan, PlanSchema } from '../plans.js';
-import { generateKey, hashKey, newKeyId, type Stage } from './keys.js';
+import type { Stage } from '../stacks.js';
+import { generateKey, hashKey, newKeyId } from './keys.js';
 
 /** Items are read through these schemas, so a malformed item fails loudly instead of passing as a customer or key. */
 const CustomerSchema = v.object({

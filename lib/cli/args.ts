@@ -1,9 +1,10 @@
 /**
- * Argument rules of the admin CLI. Every check happens before any write; a violation is a UsageError, which the
- * CLI prints in one line and exits 2 for.
+ * Argument rules of the admin CLI. Every check happens before any write; a violation is a UsageError, for which
+ * the CLI prints the message and exits 2.
  */
 import * as v from 'valibot';
-import { CUSTOM_LIMIT_MAX, PLAN_NAMES, type Plan } from '../plans.js';
+import { CUSTOM_LIMIT_MAX, PLAN_NAMES, type Plan, PlanSchema } from '../plans.js';
+import { STAGES, type Stage } from '../stacks.js';
 
 export class UsageError extends Error {}
 
@@ -29,9 +30,18 @@ export function parseWith<T>(schema: v.GenericSchema<unknown, T>, value: unknown
 
 export function parsePlan(value: string | undefined): Plan {
   if (!value) throw new UsageError(`missing plan: one of ${PLAN_NAMES.join(', ')}`);
-  const plan = value.toLowerCase();
-  if (!(PLAN_NAMES as readonly string[]).includes(plan)) throw new UsageError(`unknown plan "${value}": one of ${PLAN_NAMES.join(', ')}`);
-  return plan as Plan;
+  const plan = v.safeParse(PlanSchema, value.toLowerCase());
+  if (!plan.success) throw new UsageError(`unknown plan "${value}": one of ${PLAN_NAMES.join(', ')}`);
+  return plan.output;
+}
+
+const StageSchema = v.picklist(STAGES);
+
+/** --stage; production unless given. */
+export function parseStage(value: string | undefined): Stage {
+  const stage = v.safeParse(StageSchema, value ?? 'production');
+  if (!stage.success) throw new UsageError(`--stage must be production or staging, got "${value}"`);
+  return stage.output;
 }
 
 export function parseLimit(value: string | undefined, flag: string): number | undefined {

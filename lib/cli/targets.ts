@@ -4,37 +4,43 @@
  */
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-// The stack's names live with the CDK app; that module is free of CDK imports.
-import { STACK_NAMES, TABLE_OUTPUT_KEYS } from '../../infra/outputs.js';
-import type { Stage } from '../auth/keys.js';
+import { adminCliConfig } from '../config.js';
 import { createDynamoClient } from '../dynamo/create-client.js';
-import { localTableNames, TABLES, type TableSpec } from '../dynamo/tables.js';
+import { localTableNames, type TableId, type TableSpec } from '../dynamo/tables.js';
+import { STACK_NAMES, type Stage, TABLE_OUTPUT_KEYS } from '../stacks.js';
 
 export interface Target {
   client: DynamoDBClient;
   tables: Record<TableSpec['envVar'], string>;
+  /** Names the target in the message when it cannot be reached. */
   where: string;
 }
 
 export async function resolveTarget(stage: Stage, aws: boolean): Promise<Target> {
   if (!aws) {
-    const endpoint = process.env.DYNAMODB_ENDPOINT || `http://127.0.0.1:${process.env.DYNAMODB_PORT ?? '8000'}`;
+    // Read only now, after the arguments are checked: a bad variable must not hide a usage error.
+    const { dynamoEndpoint, tablePrefix } = adminCliConfig();
     return {
-      client: createDynamoClient(endpoint),
-      tables: localTableNames(stage, process.env.PETSTORE_TABLE_PREFIX ?? 'petstore-'),
-      where: `local DynamoDB at ${endpoint}`,
+      client: createDynamoClient(dynamoEndpoint),
+      tables: localTableNames(stage, tablePrefix),
+      where: `local DynamoDB at ${dynamoEndpoint}`,
     };
   }
   const stackName = STACK_NAMES[stage];
   const cloudFormation = new CloudFormationClient({});
   const { Stacks } = await cloudFormation.send(new DescribeStacksCommand({ StackName: stackName }));
   const outputs = new Map((Stacks?.[0]?.Outputs ?? []).map((o) => [o.OutputKey, o.OutputValue]));
-  const tables = Object.fromEntries(
-    TABLES.map(({ id, envVar }) => {
-      const name = outputs.get(TABLE_OUTPUT_KEYS[id]);
-      if (!name) throw new Error(`stack ${stackName} has no output ${TABLE_OUTPUT_KEYS[id]}: is it deployed with this version?`);
-      return [envVar, name];
-    }),
-  ) as Target['tables'];
+  const tableName = (id: TableId): string => {
+    const name = outputs.get(TABLE_OUTPUT_KEYS[id]);
+    if (!name) throw new Error(`stack ${stackName} has no output ${TABLE_OUTPUT_KEYS[id]}: is it deployed with this version?`);
+    return name;
+  };
+  // All four, though the commands use three: a stack that lacks one is of another version, which the error says.
+  const tables = {
+    CATEGORIES_TABLE: tableName('categories'),
+    CUSTOMERS_TABLE: tableName('customers'),
+    KEYS_TABLE: tableName('keys'),
+    COUNTERS_TABLE: tableName('counters'),
+  };
   return { client: createDynamoClient(), tables, where: `stack ${stackName}` };
 }

@@ -1,11 +1,11 @@
 /**
- * The admin CLI end to end: customers, keys and usage against DynamoDB Local, the key working on the API of its
- * own environment only, revocation, and bad input exiting 2 without writing anything.
+ * The admin CLI: customers, keys and usage against DynamoDB Local, the key working on the API of its own environment
+ * only, revocation, and bad input exiting 2 without writing anything. Most tests call `main` in-process; the last
+ * describe runs `npm run petstore` as a process, as an operator does.
  */
-import { spawnSync } from 'node:child_process';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { petstore } from '../support/cli.js';
+import { petstore, petstoreProcess } from '../support/cli.js';
 import { testDb } from '../support/customers.js';
 import { useGateway } from '../support/http.js';
 
@@ -145,13 +145,38 @@ describe('petstore CLI: bad input exits 2, says why, writes nothing', () => {
     expect(result.code).toBe(2);
     expect(JSON.parse(result.stderr)).toEqual({ error: 'USAGE', message: expect.stringMatching(/no customer/) });
   });
+});
 
-  it('exits 1 with one line when DynamoDB cannot be reached', () => {
-    const unreachable = spawnSync(process.execPath, ['--import', 'tsx', 'lib/cli/main.ts', 'usage', 'acme'], {
-      env: { ...process.env, DYNAMODB_ENDPOINT: 'http://127.0.0.1:9' },
-      encoding: 'utf8',
+describe('petstore CLI as a process (npm run petstore)', () => {
+  it('creates a customer and a key without STAGE set, and the key works on production', async () => {
+    const plan = await petstoreProcess(['customers', 'set-plan', 'proc-co', 'pro', '--json']);
+    expect(plan).toEqual({
+      code: 0,
+      stdout: `${JSON.stringify({ customerId: 'proc-co', plan: 'pro', perMinute: 300, perDay: 10000, stage: 'production' })}\n`,
+      stderr: '',
     });
-    expect(unreachable.status).toBe(1);
+    const created = await petstoreProcess(['keys', 'create', 'proc-co', '--json']);
+    expect(created.code).toBe(0);
+    expect(created.stderr).toBe('');
+    const { apiKey } = JSON.parse(created.stdout);
+    expect(apiKey).toMatch(/^pet_live_/);
+    expect((await call('/rate-limit', { key: apiKey })).body).toMatchObject({ customerId: 'proc-co', plan: 'pro' });
+  });
+
+  it('bad input exits 2 with the message and a pointer to --help on stderr, and writes nothing', async () => {
+    const before = await tableContents();
+    const result = await petstoreProcess(['customers', 'set-plan', 'proc-co', 'gold']);
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'petstore: unknown plan "gold": one of free, pro, business, enterprise\n(npm run petstore -- --help for usage)\n',
+    });
+    expect(await tableContents()).toBe(before);
+  });
+
+  it('exits 1 with one line when DynamoDB cannot be reached', async () => {
+    const unreachable = await petstoreProcess(['usage', 'acme'], { DYNAMODB_ENDPOINT: 'http://127.0.0.1:9' });
+    expect(unreachable.code).toBe(1);
     expect(unreachable.stderr.trim().split('\n')).toEqual([expect.stringMatching(/cannot reach local DynamoDB/)]);
   });
 });

@@ -7,10 +7,10 @@ import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AUTHORIZER_MESSAGE_TYPES } from '../../infra/constructs/pet-store-api.js';
 import { TABLE_ACTIONS } from '../../infra/constructs/table-access.js';
-import { STACK_NAMES, STAGES, type Stage, TABLE_OUTPUT_KEYS } from '../../infra/outputs.js';
 import { TABLES, type TableId } from '../../lib/dynamo/tables.js';
 import { GATEWAY_RATE_LIMIT_HEADERS, GATEWAY_RESPONSES, type GatewayResponseSpec } from '../../lib/http/gateway-responses.js';
 import { type Access, ROUTES, type Route } from '../../lib/routes.js';
+import { STACK_NAMES, STAGES, type Stage, TABLE_OUTPUT_KEYS } from '../../lib/stacks.js';
 import { synthApp } from './synth-app.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: synthesized CloudFormation is untyped JSON; the assertions check its shape.

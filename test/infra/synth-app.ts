@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { CloudFormationStackArtifact } from 'aws-cdk-lib/cx-api';
-import { STACK_NAMES, type Stage } from '../../infra/outputs.js';
 import { buildApp } from '../../infra/pet-store-app.js';
+import { STACK_NAMES, type Stage } from '../../lib/stacks.js';
 
 const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as { context: Record<string, unknown> };
 

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LAZY_CREDENTIAL_PROVIDERS } from '../../infra/constructs/api-function.js';
-import { STACK_NAMES, STAGES } from '../../infra/outputs.js';
+import { STACK_NAMES, STAGES } from '../../lib/stacks.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const outdir = mkdtempSync(path.join(tmpdir(), 'petstore-synth-'));

@@ -1,5 +1,9 @@
-/** Runs the admin CLI as an operator would (`npm run petstore -- …`), against this test file's tables. */
+/**
+ * Runs the admin CLI against this test file's tables: in-process through `main` (most tests), or as the process an
+ * operator starts with `npm run petstore -- …` (a few end-to-end tests).
+ */
 import { spawn } from 'node:child_process';
+import { main } from '../../lib/cli/main.js';
 import { TEST_PREFIX } from './setup.js';
 
 export interface CliResult {
@@ -8,10 +12,38 @@ export interface CliResult {
   stderr: string;
 }
 
-export function petstore(...args: string[]): Promise<CliResult> {
+// In-process, the CLI reads its local settings from this process's environment (adminCliConfig in lib/config.ts).
+process.env.PETSTORE_TABLE_PREFIX = TEST_PREFIX;
+
+/** `main` in this process; stdout and stderr hold what the process would have printed. */
+export async function petstore(...args: string[]): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(args, {
+    out: (text) => {
+      stdout += `${text}\n`;
+    },
+    err: (text) => {
+      stderr += `${text}\n`;
+    },
+  });
+  return { code, stdout, stderr };
+}
+
+/**
+ * `npm run petstore -- …` as a child process, with an operator's environment: STAGE empty, and no switch silencing the
+ * SDK's Node version notice (the CLI's entry sets it itself).
+ */
+export function petstoreProcess(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'lib/cli/main.ts', ...args], {
-      env: { ...process.env, PETSTORE_TABLE_PREFIX: TEST_PREFIX, STAGE: '' },
+    const child = spawn('npm', ['run', '--silent', 'petstore', '--', ...args], {
+      env: {
+        ...process.env,
+        PETSTORE_TABLE_PREFIX: TEST_PREFIX,
+        STAGE: '',
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: undefined,
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

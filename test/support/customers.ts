@@ -1,10 +1,10 @@
 /** Customers and keys made straight in this test file's tables, as the admin CLI would make them. */
 import { randomUUID } from 'node:crypto';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { Stage } from '../../lib/auth/keys.js';
 import { authStore } from '../../lib/auth/store.js';
 import { createDynamoClient } from '../../lib/dynamo/create-client.js';
 import type { Limits, Plan } from '../../lib/plans.js';
+import type { Stage } from '../../lib/stacks.js';
 
 export const testDb = DynamoDBDocumentClient.from(createDynamoClient(process.env.DYNAMODB_ENDPOINT), {
   marshallOptions: { removeUndefinedValues: true },

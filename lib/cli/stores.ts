@@ -1,0 +1,21 @@
+/**
+ * The stores the commands act through, built over a target's client and table names: the one place that knows
+ * how the CLI constructs them.
+ */
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { authStore } from '../auth/store.js';
+import { deprecatedCallStore } from '../rate-limit/deprecated-calls.js';
+import { dynamoRateLimiter } from '../rate-limit/dynamo-limiter.js';
+import type { Target } from './targets.js';
+
+export function stores(target: Target) {
+  const db = DynamoDBDocumentClient.from(target.client, { marshallOptions: { removeUndefinedValues: true } });
+  return {
+    auth: authStore(db, { customers: target.tables.CUSTOMERS_TABLE, keys: target.tables.KEYS_TABLE }),
+    // Unban and usage never start a ban, so the ban length does not matter here.
+    counters: dynamoRateLimiter(db, target.tables.COUNTERS_TABLE, { banSeconds: 0 }),
+    deprecatedCalls: deprecatedCallStore(db, target.tables.COUNTERS_TABLE),
+  };
+}
+
+export type Stores = ReturnType<typeof stores>;
