@@ -13,6 +13,7 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { TABLES, type TableId } from '../../lib/dynamo/tables.js';
 import { FUNCTION_SETTINGS } from '../../lib/function-settings.js';
+import { powertoolsEnvironment } from '../../lib/metric-names.js';
 import type { Access } from '../../lib/routes.js';
 import { actionsFor } from './table-access.js';
 
@@ -89,7 +90,7 @@ export class ApiFunction extends NodejsFunction {
       applicationLogLevelV2: ApplicationLogLevel.INFO,
       systemLogLevelV2: SystemLogLevel.WARN,
       tracing: Tracing.ACTIVE,
-      environment: { ...props.environment },
+      environment: { ...powertoolsEnvironment(props.environment), ...props.environment },
       bundling: {
         format: OutputFormat.ESM,
         mainFields: ['module', 'main'],

@@ -1,12 +1,14 @@
 /**
  * Builds the Middy chain of one operation from its route. Every handler in functions/ is `operation(id, fn)`,
- * so every operation gets the same chain in the same order: boundary (errors and headers), header normalisation,
- * the authorizer's context, the rate limiter, then for operations with a body its checks and the JSON parser.
+ * so every operation gets the same chain in the same order: the Lambda context for log lines, boundary (errors and
+ * headers), header normalisation, the authorizer's context, the rate limiter, then for operations with a body its
+ * checks and the JSON parser.
  * Body errors come after admission: a request with a bad body is an admitted request and counts.
  */
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
+import { logContext } from '../log.js';
 import { counters } from '../rate-limit/instance.js';
 import { type OperationId, routeFor } from '../routes.js';
 import { authContext } from './auth-context.js';
@@ -20,6 +22,7 @@ export type OperationHandler = (event: ApiEvent, context: RateLimitedContext) =>
 export function operation(operationId: OperationId, handler: OperationHandler) {
   const route = routeFor(operationId);
   const chain = middy<ApiEvent, ApiResult | undefined>()
+    .use(logContext())
     .use(httpBoundary(route))
     .use(httpHeaderNormalizer())
     .use(authContext())

@@ -10,6 +10,7 @@
 import type middy from '@middy/core';
 import { nowMs } from '../clock.js';
 import { log } from '../log.js';
+import { recordDecision } from '../metrics.js';
 import type { Limits } from '../plans.js';
 import type { Admission, CounterStore, UsageSnapshot } from '../rate-limit/counter-store.js';
 import { rateLimitHeaders, retryAfter } from '../rate-limit/headers.js';
@@ -40,8 +41,10 @@ export function canSpeculate(route: Route): boolean {
   return !route.deprecated && Object.entries(route.tables).every(([table, access]) => table === 'counters' || access === 'read');
 }
 
-function settle(request: ApiRequest, admission: Admission, limits: Limits, plan: string, nowSeconds: number): HttpError | undefined {
-  const { customerId } = (request.context as RateLimitedContext).auth;
+function settle(request: ApiRequest, admission: Admission, limits: Limits, route: Route, nowSeconds: number): HttpError | undefined {
+  const { auth } = request.context as RateLimitedContext;
+  const { customerId, plan } = auth;
+  recordDecision(route.operationId, auth, admission.admitted ? 'admitted' : admission.reason);
   if (admission.admitted) {
     refusedUntil.delete(customerId);
     addResponseHeaders(request, rateLimitHeaders(admission.windows, nowSeconds));
@@ -79,7 +82,7 @@ export function rateLimit(route: Route, store: CounterStore): middy.MiddlewareOb
   return {
     before: async function rateLimitBefore(request) {
       const context = request.context as RateLimitedContext;
-      const { customerId, keyId, plan, perMinute, perDay } = context.auth;
+      const { customerId, keyId, perMinute, perDay } = context.auth;
       const limits = { perMinute, perDay };
       const now = nowMs();
       const nowSeconds = Math.floor(now / 1000);
@@ -88,7 +91,7 @@ export function rateLimit(route: Route, store: CounterStore): middy.MiddlewareOb
         addResponseHeaders(request as ApiRequest, rateLimitHeaders(context.usage.windows, nowSeconds, context.usage.banUntil ?? undefined));
         return;
       }
-      const admission = store.consume(customerId, limits, now).then((a) => settle(request as ApiRequest, a, limits, plan, nowSeconds));
+      const admission = store.consume(customerId, limits, now).then((a) => settle(request as ApiRequest, a, limits, route, nowSeconds));
       if (speculate && !((refusedUntil.get(customerId) ?? 0) > nowSeconds)) {
         admission.catch(() => undefined); // awaited in after/onError; this only silences the early-rejection warning
         (request as ApiRequest).internal.admission = admission;
