@@ -49,7 +49,7 @@ export interface ApiFunctionProps {
  * Credential providers the SDK's default chain loads with a dynamic import() only when the environment holds no
  * credentials. Lambda always sets AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN, so the chain
  * stops at its first, bundled, provider and these are never loaded; leaving them out takes about 140 KB (SSO,
- * STS and sign-in clients) off every bundle and keeps each under 250 KB.
+ * STS and sign-in clients) off every bundle and keeps each under 350 KB.
  */
 export const LAZY_CREDENTIAL_PROVIDERS = [
   '@aws-sdk/credential-provider-sso',

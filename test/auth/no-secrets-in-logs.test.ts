@@ -24,6 +24,7 @@ beforeAll(() => {
   // Anything printed another way (console, SDK warnings) is captured too.
   process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
     lines.push(String(chunk));
+    if (String(chunk).startsWith('{"_aws"')) return true; // EMF lines: searched, not echoed
     return (originalWrite as (...a: unknown[]) => boolean)(chunk, ...rest);
   }) as typeof process.stdout.write;
   process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
