@@ -8,7 +8,7 @@ import { decide, toPolicy } from '../lib/auth/authorize.js';
 import { authStore } from '../lib/auth/store.js';
 import { config, tableName } from '../lib/config.js';
 import { documentClient } from '../lib/dynamo/client.js';
-import { log } from '../lib/log.js';
+import { log, logContext } from '../lib/log.js';
 
 const store = authStore(documentClient(), { keys: tableName('KEYS_TABLE'), customers: tableName('CUSTOMERS_TABLE') });
 
@@ -19,7 +19,9 @@ function authorizationHeader(headers: APIGatewayRequestAuthorizerEvent['headers'
   return undefined;
 }
 
-export const handler = middy<APIGatewayRequestAuthorizerEvent, APIGatewayAuthorizerResult>().handler(async (event) => {
+const chain = middy<APIGatewayRequestAuthorizerEvent, APIGatewayAuthorizerResult>().use(logContext());
+
+export const handler = chain.handler(async (event) => {
   const decision = await decide(authorizationHeader(event.headers), config().STAGE, store);
   const requestId = event.requestContext?.requestId;
   if (decision.allow) log.info('key accepted', { requestId, keyId: decision.context.keyId, customerId: decision.context.customerId });

@@ -1,43 +1,58 @@
 /**
- * Structured JSON logging. Lambda's JSON log format adds the timestamp and request id; this module adds the one
- * rule we never break: no API key, key hash or Authorization header reaches a log line.
+ * Structured JSON logging through Powertools for AWS Lambda's Logger, and the one rule we never break: no API key,
+ * key hash or Authorization header reaches a log line.
+ *
+ * Every line is one JSON object with `level`, `message`, `timestamp`, `service`, the Lambda context (request id,
+ * cold start, function name, ARN, memory) once `logContext()` has run for the invocation, and the X-Ray trace id
+ * (`_X_AMZN_TRACE_ID`). Lambda's JSON log format stores such a line as it is and filters it by its `level`. The
+ * level comes from Lambda's log level setting (`AWS_LAMBDA_LOG_LEVEL`, which wins), else `POWERTOOLS_LOG_LEVEL`
+ * or `LOG_LEVEL`, else INFO; it is read when this module loads.
  */
+import { getServiceName } from '@aws-lambda-powertools/commons/utils/env';
+import type { LogItem } from '@aws-lambda-powertools/logger';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+
 const KEY_PATTERN = /pet_(?:live|test)_[A-Za-z0-9]+/g;
+/** A SHA-256 in hex is what the keys table stores for a key: never worth logging, whatever field holds it. */
+const HASH_PATTERN = /\b[0-9a-f]{64}\b/gi;
 const SECRET_FIELDS = /^(authorization|apikey|api_key|keyhash|hash|token)$/i;
 
-function redact(value: unknown, depth = 0): unknown {
-  if (typeof value === 'string') return value.replace(KEY_PATTERN, 'pet_[REDACTED]');
-  if (depth > 6 || value === null || typeof value !== 'object') return value;
-  if (value instanceof Error) return { name: value.name, message: redact(value.message), stack: redact(value.stack) };
-  if (Array.isArray(value)) return value.map((item) => redact(item, depth + 1));
-  const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) {
-    out[key] = SECRET_FIELDS.test(key) ? '[REDACTED]' : redact(item, depth + 1);
-  }
-  return out;
+/**
+ * Logger's JSON replacer: called for every key and value of a line, nested ones included, before Logger's own
+ * handling of errors (whose message and stack then pass through here as strings too).
+ */
+export function redact(key: string, value: unknown): unknown {
+  if (SECRET_FIELDS.test(key)) return '[REDACTED]';
+  if (typeof value === 'string') return value.replace(KEY_PATTERN, 'pet_[REDACTED]').replace(HASH_PATTERN, '[REDACTED]');
+  return value;
 }
 
-type Level = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
-const order: Record<Level, number> = { DEBUG: 10, INFO: 20, WARN: 30, ERROR: 40 };
-/** Read at each call, so a test (or an operator's environment change) takes effect without a reload. */
-const threshold = () => order[(process.env.LOG_LEVEL?.toUpperCase() as Level) ?? 'INFO'] ?? order.INFO;
-
 export type LogSink = (line: string) => void;
-let sink: LogSink = (line) => process.stdout.write(`${line}\n`);
+let sink: LogSink | undefined;
 
-/** Tests capture every line to prove what never appears in one. */
-export function setLogSink(next: LogSink): void {
+/** Writes to a sink when one is set (tests, to prove what never appears in a line), else as Logger does: stdout. */
+class ApiLogger extends Logger {
+  protected override printLog(logLevel: number, item: LogItem): void {
+    if (!sink) {
+      super.printLog(logLevel, item);
+      return;
+    }
+    item.prepareForPrint();
+    sink(JSON.stringify(item.getAttributes(), this.getJsonReplacer()));
+  }
+}
+
+/** Tests capture every line; `setLogSink(undefined)` writes to stdout again. */
+export function setLogSink(next: LogSink | undefined): void {
   sink = next;
 }
 
-function write(level: Level, message: string, fields?: Record<string, unknown>): void {
-  if (order[level] < threshold()) return;
-  sink(JSON.stringify({ level, message: redact(message), ...(redact(fields ?? {}) as object) }));
-}
+/**
+ * The facade every module logs through: `log.info(message, fields)`. On Lambda the service name comes from
+ * POWERTOOLS_SERVICE_NAME (set by the CDK function); the local gateway and tests have none.
+ */
+export const log = new ApiLogger({ serviceName: getServiceName() || 'petstore-local', jsonReplacerFn: redact });
 
-export const log = {
-  debug: (message: string, fields?: Record<string, unknown>) => write('DEBUG', message, fields),
-  info: (message: string, fields?: Record<string, unknown>) => write('INFO', message, fields),
-  warn: (message: string, fields?: Record<string, unknown>) => write('WARN', message, fields),
-  error: (message: string, fields?: Record<string, unknown>) => write('ERROR', message, fields),
-};
+/** Middy middleware: puts the invocation's Lambda context (request id, cold start, …) on every line it logs. */
+export const logContext = () => injectLambdaContext(log);

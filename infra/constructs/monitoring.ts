@@ -23,6 +23,8 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import type { TableId } from '../../lib/dynamo/tables.js';
+import { DECISION_DIMENSIONS, DECISION_METRICS, metricsNamespace } from '../../lib/metric-names.js';
+import { PLAN_NAMES } from '../../lib/plans.js';
 import { ROUTES } from '../../lib/routes.js';
 import { API_STAGE_NAME, type Stage } from '../../lib/stacks.js';
 
@@ -162,6 +164,34 @@ export class Monitoring extends Construct {
         width: 12,
       }),
       new GraphWidget({ title: 'DynamoDB throttled requests', left: [dynamoThrottles], width: 12 }),
+    );
+
+    // The rate limiter's decisions, from the functions' EMF lines (lib/metrics.ts). SEARCH finds every
+    // operation-and-plan series; SUM over a filtered search adds them up per plan or per operation.
+    const schema = `{${metricsNamespace(stage)},${DECISION_DIMENSIONS.join(',')}}`;
+    const search = (metricName: string, filter = '') =>
+      `SEARCH('${schema} MetricName="${metricName}"${filter}', 'Sum', ${PERIOD.toSeconds()})`;
+    const total = (metricName: string, dimension: string, value: string) =>
+      new MathExpression({ expression: `SUM(${search(metricName, ` ${dimension}="${value}"`)})`, label: value, period: PERIOD });
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Admitted requests per plan',
+        left: PLAN_NAMES.map((plan) => total(DECISION_METRICS.admitted, 'plan', plan)),
+        width: 8,
+      }),
+      new GraphWidget({
+        title: 'Admitted requests per operation',
+        left: ROUTES.filter((r) => r.quota === 'consume').map((r) => total(DECISION_METRICS.admitted, 'operation', r.operationId)),
+        width: 8,
+      }),
+      new GraphWidget({
+        title: 'Refused requests (429) per operation and plan',
+        left: [
+          new MathExpression({ expression: search(DECISION_METRICS.limit), label: 'rate limited', period: PERIOD }),
+          new MathExpression({ expression: search(DECISION_METRICS.banned), label: 'banned', period: PERIOD }),
+        ],
+        width: 8,
+      }),
     );
   }
 }

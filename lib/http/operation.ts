@@ -1,7 +1,7 @@
 /**
  * Builds the Middy chain of one operation from its route definition. Every handler in functions/ is
  * `operation(route, fn)`, so every operation gets the same steps in the same order:
- *   before: request headers normalised → the authorizer's context → the rate limiter → (deprecated routes) the
+ *   before: the Lambda context for log lines → request headers normalised → the authorizer's context → the rate limiter → (deprecated routes) the
  *           call recorded and 410 after the sunset → (routes with them) path parameters → (routes with one) the
  *           JSON body. Body and parameter errors come after admission: a request with a bad body counts.
  *   onError: the error becomes its Error answer first (http-errors.ts), then the rate-limit headers and the
@@ -14,6 +14,7 @@ import type { Context } from 'aws-lambda';
 import type { AuthContext } from '../auth/context.js';
 import { config, tableName } from '../config.js';
 import { documentClient } from '../dynamo/client.js';
+import { logContext } from '../log.js';
 import { deprecatedCallStore } from '../rate-limit/deprecated-calls.js';
 import { dynamoRateLimiter } from '../rate-limit/dynamo-limiter.js';
 import type { UsageSnapshot } from '../rate-limit/limiter.js';
@@ -41,6 +42,7 @@ export function operation<TQuota extends Quota, TBody>(route: Route<TQuota, TBod
   const db = documentClient();
   const counters = tableName('COUNTERS_TABLE');
   const chain = middy<ApiEvent, ApiResult, Error, OperationContext, OperationInternal>()
+    .use(logContext())
     .use(responseHeaders(route))
     .use(httpHeaderNormalizer())
     .use(authContext())

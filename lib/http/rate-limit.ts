@@ -8,6 +8,7 @@
  * refused. Other routes wait for admission first.
  */
 import { nowMs } from '../clock.js';
+import { recordDecision } from '../metrics.js';
 import type { Limits } from '../plans.js';
 import { rateLimitHeaders, retryAfter } from '../rate-limit/headers.js';
 import type { Admission, RateLimiter } from '../rate-limit/limiter.js';
@@ -31,8 +32,10 @@ function noteRefusal(customerId: string, until: number): void {
 }
 
 /** Records the decision's headers on the request; returns the 429 to answer with when it is a refusal. */
-function settle(request: OperationRequest, admission: Admission, limits: Limits, nowSeconds: number): HttpError | undefined {
-  const { customerId, plan } = callerOf(request.context);
+function settle(request: OperationRequest, route: Route, admission: Admission, limits: Limits, nowSeconds: number): HttpError | undefined {
+  const caller = callerOf(request.context);
+  const { customerId, plan } = caller;
+  recordDecision(route.operationId, caller, admission.admitted ? 'admitted' : admission.reason);
   if (admission.admitted) {
     refusedUntil.delete(customerId);
     request.internal.rateLimitHeaders = rateLimitHeaders(admission.windows, nowSeconds);
@@ -77,7 +80,7 @@ export function rateLimit(route: Route, limiter: RateLimiter): OperationMiddlewa
         request.internal.rateLimitHeaders = rateLimitHeaders(usage.windows, nowSeconds, usage.banUntil ?? undefined);
         return;
       }
-      const refusal = limiter.consume(customerId, limits, now).then((admission) => settle(request, admission, limits, nowSeconds));
+      const refusal = limiter.consume(customerId, limits, now).then((admission) => settle(request, route, admission, limits, nowSeconds));
       if (route.runsBeforeAdmission && !((refusedUntil.get(customerId) ?? 0) > nowSeconds)) {
         refusal.catch(() => undefined); // awaited in after/onError; this only silences the early-rejection warning
         request.internal.pendingRefusal = refusal;

@@ -1,13 +1,19 @@
 /**
  * No log line ever contains an API key, a key hash or an Authorization header: every line written while keys
- * are accepted, refused, revoked and rate limited is captured and searched. Nor does any error body: every
- * refusal's answer is searched the same way.
+ * are accepted, refused, revoked and rate limited is captured and searched, the metrics' EMF lines included. Nor
+ * does any error body: every refusal's answer is searched the same way.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { generateKey, hashKey } from '../../lib/auth/keys.js';
-import { setLogSink } from '../../lib/log.js';
+import { log, setLogSink } from '../../lib/log.js';
 import { addKey, makeCustomer, testAuthStore } from '../support/customers.js';
 import { useGateway } from '../support/http.js';
+
+// Before any import: lib/metrics.ts decides at load whether to write EMF lines (off in tests unless asked).
+vi.hoisted(() => {
+  process.env.POWERTOOLS_METRICS_DISABLED = 'false';
+  process.env.POWERTOOLS_METRICS_NAMESPACE = 'PetStore/test';
+});
 
 const lines: string[] = [];
 const originalWrite = process.stdout.write.bind(process.stdout);
@@ -18,17 +24,19 @@ beforeAll(() => {
   // Anything printed another way (console, SDK warnings) is captured too.
   process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
     lines.push(String(chunk));
+    if (String(chunk).startsWith('{"_aws"')) return true; // EMF lines: searched, not echoed
     return (originalWrite as (...a: unknown[]) => boolean)(chunk, ...rest);
   }) as typeof process.stdout.write;
   process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
     lines.push(String(chunk));
     return (originalError as (...a: unknown[]) => boolean)(chunk, ...rest);
   }) as typeof process.stderr.write;
-  process.env.LOG_LEVEL = 'DEBUG';
+  log.setLogLevel('DEBUG');
 });
 afterAll(() => {
   process.stdout.write = originalWrite;
   process.stderr.write = originalError;
+  setLogSink(undefined);
 });
 
 describe('secrets never reach a log line', () => {
@@ -61,6 +69,7 @@ describe('secrets never reach a log line', () => {
     }
     expect(all.toLowerCase()).not.toMatch(/"authorization"\s*:\s*"(bearer|basic)/);
     expect(all).toContain(customer.keyId); // keys are named by their public id instead
+    expect(all).toContain('"AdmittedRequests":1'); // the EMF lines were written, and searched
   });
 });
 

@@ -123,8 +123,8 @@ const create = byScenario('createCategory');
 const counting = list?.writeUnits ?? Number.NaN;
 const goals = [
   {
-    goal: 'each bundle under 250 KB',
-    met: cold.every((c) => c.bundleBytes < 250_000),
+    goal: 'each bundle under 350 KiB',
+    met: cold.every((c) => c.bundleBytes < 350 * 1024),
     figure: `largest ${Math.max(...cold.map((c) => c.bundleBytes))} B`,
   },
   {

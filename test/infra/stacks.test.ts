@@ -9,6 +9,8 @@ import { AUTHORIZER_MESSAGE_TYPES } from '../../infra/constructs/pet-store-api.j
 import { TABLE_ACTIONS } from '../../infra/constructs/table-access.js';
 import { TABLES, type TableId } from '../../lib/dynamo/tables.js';
 import { GATEWAY_RATE_LIMIT_HEADERS, GATEWAY_RESPONSES, type GatewayResponseSpec } from '../../lib/http/gateway-responses.js';
+import { DECISION_METRICS, metricsNamespace, SERVICE_NAME } from '../../lib/metric-names.js';
+import { PLAN_NAMES } from '../../lib/plans.js';
 import { type Access, ROUTES, type Route } from '../../lib/routes.js';
 import { STACK_NAMES, STAGES, type Stage, TABLE_OUTPUT_KEYS } from '../../lib/stacks.js';
 import { synthApp } from './synth-app.js';
@@ -102,7 +104,13 @@ describe.each(STAGES)('the %s stack', (stage) => {
     it('reads only the keys and customers tables, and gets only their names', () => {
       const fn = json[stage].Resources[logicalIdOf(stage, app.stacks[stage].api.authorizerFunction)];
       const variables = fn?.Properties?.Environment?.Variables as Record<string, unknown>;
-      expect(Object.keys(variables).sort()).toEqual(['CUSTOMERS_TABLE', 'KEYS_TABLE', 'STAGE']);
+      expect(Object.keys(variables).sort()).toEqual([
+        'CUSTOMERS_TABLE',
+        'KEYS_TABLE',
+        'POWERTOOLS_METRICS_NAMESPACE',
+        'POWERTOOLS_SERVICE_NAME',
+        'STAGE',
+      ]);
     });
   });
 
@@ -127,9 +135,20 @@ describe.each(STAGES)('the %s stack', (stage) => {
       const variables = fn?.Properties?.Environment?.Variables as Record<string, unknown>;
       const tableVars = TABLES.filter((t) => t.id in route.tables).map((t) => t.envVar);
       expect(Object.keys(variables).sort()).toEqual(
-        ['BAN_SECONDS', 'DOCS_URL', 'PETS_DEPRECATED_AT', 'PETS_SUNSET_AT', 'STAGE', ...tableVars].sort(),
+        [
+          'BAN_SECONDS',
+          'DOCS_URL',
+          'PETS_DEPRECATED_AT',
+          'PETS_SUNSET_AT',
+          'POWERTOOLS_METRICS_NAMESPACE',
+          'POWERTOOLS_SERVICE_NAME',
+          'STAGE',
+          ...tableVars,
+        ].sort(),
       );
       expect(variables.STAGE).toBe(stage);
+      expect(variables.POWERTOOLS_SERVICE_NAME).toBe(SERVICE_NAME);
+      expect(variables.POWERTOOLS_METRICS_NAMESPACE).toBe(metricsNamespace(stage));
       expect(variables.BAN_SECONDS).toBe('900');
       for (const t of TABLES.filter((t) => t.id in route.tables)) expect(variables[t.envVar]).toEqual({ Ref: tableLogicalId(stage, t.id) });
     });
@@ -314,6 +333,19 @@ describe.each(STAGES)('the %s stack', (stage) => {
       }
       for (const route of routes) expect(body).toContain(`${route.operationId} p99`);
       for (const route of routes) expect(body).toContain(`${route.operationId} p50`);
+    });
+
+    it("graphs the rate limiter's decisions per plan and per operation from the functions' EMF metrics", () => {
+      // The dashboard body is a Fn::Join of strings and tokens; the decision widgets hold no tokens.
+      const body = JSON.stringify(resourcesOf(stage, 'AWS::CloudWatch::Dashboard')[0]?.[1].Properties?.DashboardBody).replaceAll('\\', '');
+      const schema = `{${metricsNamespace(stage)},operation,plan}`;
+      for (const metricName of Object.values(DECISION_METRICS)) expect(body).toContain(`SEARCH('${schema} MetricName="${metricName}"`);
+      for (const plan of PLAN_NAMES) {
+        expect(body).toContain(`SUM(SEARCH('${schema} MetricName="${DECISION_METRICS.admitted}" plan="${plan}"', 'Sum', 300))`);
+      }
+      for (const route of routes.filter((r) => r.quota === 'consume')) {
+        expect(body).toContain(`operation="${route.operationId}"`);
+      }
     });
 
     it('alarms on the 5xx rate, p99 latency and DynamoDB throttling, notifying the SNS topic', () => {

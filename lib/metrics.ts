@@ -1,0 +1,42 @@
+/**
+ * CloudWatch metrics of the rate limiter's decisions, through Powertools for AWS Lambda's Metrics: one embedded
+ * metric format (EMF) line per counted request, which CloudWatch turns into a count of admitted, rate-limited or
+ * banned requests per plan and operation. The customer and key are properties of the line, not dimensions (one
+ * metric per customer would cost per customer): the "usage of one customer" is a Logs Insights query over these
+ * lines (README, Operations).
+ *
+ * Namespace and service come from POWERTOOLS_METRICS_NAMESPACE and POWERTOOLS_SERVICE_NAME, which the CDK function
+ * sets from lib/metric-names.ts; the dashboard reads the same names there.
+ */
+import { getBooleanFromEnv } from '@aws-lambda-powertools/commons/utils/env';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { AuthContext } from './auth/context.js';
+import { log } from './log.js';
+import { DECISION_METRICS, type Outcome } from './metric-names.js';
+
+/**
+ * Only Lambda ships stdout to CloudWatch Logs, where EMF lines become metrics; elsewhere (the local gateway, tests)
+ * they would be console noise. So off Lambda they are written only when POWERTOOLS_METRICS_DISABLED=false asks;
+ * on Lambda Powertools' own reading of that variable applies (unset: on).
+ */
+const onLambda = Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME);
+const enabled = !getBooleanFromEnv({ key: 'POWERTOOLS_METRICS_DISABLED', defaultValue: !onLambda, extendedParsing: true });
+
+const metrics = new Metrics({ logger: log });
+// Powertools adds `service` to every dimension set; the namespace already names the environment, and a third
+// dimension would only lengthen every SEARCH schema.
+metrics.clearDefaultDimensions();
+
+/**
+ * Writes one EMF line for one decision. Synchronous from the first dimension to the publish, so requests that
+ * run concurrently in one process (the local gateway) never mix their dimensions.
+ */
+export function recordDecision(operationId: string, caller: Pick<AuthContext, 'plan' | 'customerId' | 'keyId'>, outcome: Outcome): void {
+  if (!enabled) return;
+  metrics.addDimension('operation', operationId);
+  metrics.addDimension('plan', caller.plan);
+  metrics.addMetadata('customerId', caller.customerId);
+  metrics.addMetadata('keyId', caller.keyId);
+  metrics.addMetric(DECISION_METRICS[outcome], MetricUnit.Count, 1);
+  metrics.publishStoredMetrics();
+}

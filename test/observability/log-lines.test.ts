@@ -1,0 +1,141 @@
+/**
+ * What an operator finds in a function's log group: every line is one JSON object from Powertools' Logger with the
+ * Lambda request id, cold start and X-Ray trace id, written by the real handlers through their Middy chains; the
+ * level follows Lambda's log level setting (AWS_LAMBDA_LOG_LEVEL) over LOG_LEVEL; and the redaction holds for
+ * fields, messages, nested values and errors alike.
+ */
+import { randomUUID } from 'node:crypto';
+import type { APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { handler as authorizer } from '../../functions/authorizer.js';
+import { handler as getPetById } from '../../functions/get-pet-by-id.js';
+import { lambdaContext } from '../../infra/local/events.js';
+import { generateKey, hashKey } from '../../lib/auth/keys.js';
+import { log, setLogSink } from '../../lib/log.js';
+import { proxyEvent, TEST_AUTHORIZER } from '../support/events.js';
+
+vi.hoisted(() => {
+  // What Lambda sets for an on-demand instance; without it Powertools never reports a cold start.
+  process.env.AWS_LAMBDA_INITIALIZATION_TYPE = 'on-demand';
+  // What Lambda sets for the functions' application log level (INFO, infra/constructs/api-function.ts).
+  process.env.AWS_LAMBDA_LOG_LEVEL = 'INFO';
+  // Before its sunset, whatever today's date: the deprecated operation logs its calls.
+  process.env.PETS_SUNSET_AT = '2099-01-01T00:00:00Z';
+});
+
+type Line = Record<string, unknown>;
+let lines: Line[] = [];
+beforeEach(() => {
+  lines = [];
+  setLogSink((line) => lines.push(JSON.parse(line) as Line));
+});
+afterEach(() => {
+  setLogSink(undefined);
+  vi.unstubAllEnvs();
+});
+
+const traceId = () => `1-${Math.floor(Date.now() / 1000).toString(16)}-${randomUUID().replaceAll('-', '').slice(0, 24)}`;
+
+function authorizerEvent(authorization?: string): APIGatewayRequestAuthorizerEvent {
+  return {
+    type: 'REQUEST',
+    methodArn: 'arn:aws:execute-api:eu-west-1:123456789012:abc123/v1/GET/categories',
+    headers: authorization ? { Authorization: authorization } : {},
+    requestContext: { requestId: randomUUID() },
+  } as APIGatewayRequestAuthorizerEvent;
+}
+
+describe('log lines on Lambda', () => {
+  it('carry the request id, cold start (first invocation only), function and X-Ray trace id', async () => {
+    const invocations = [randomUUID(), randomUUID()];
+    const traces = [traceId(), traceId()];
+    for (const [i, awsRequestId] of invocations.entries()) {
+      // Lambda sets the trace header's environment variable per invocation.
+      vi.stubEnv('_X_AMZN_TRACE_ID', `Root=${traces[i]};Parent=53995c3f42cd8ad8;Sampled=1`);
+      await authorizer(authorizerEvent(), lambdaContext('PetStore-Production-ApiAuthorizer', awsRequestId as string));
+    }
+    expect(lines.map((l) => l.message)).toEqual(['key refused', 'key refused']);
+    expect(lines[0]).toMatchObject({
+      level: 'INFO',
+      function_request_id: invocations[0],
+      cold_start: true,
+      function_name: 'PetStore-Production-ApiAuthorizer',
+      xray_trace_id: traces[0],
+      reason: 'missing',
+    });
+    expect(lines[1]).toMatchObject({ function_request_id: invocations[1], cold_start: false, xray_trace_id: traces[1] });
+    for (const line of lines) expect(Date.parse(line.timestamp as string)).not.toBeNaN();
+  });
+
+  it("are written by an operation's Middy chain with the request ids and the customer", async () => {
+    const event = proxyEvent({ path: '/pets/7', resource: '/pets/{petId}', pathParameters: { petId: '7' } });
+    const awsRequestId = randomUUID();
+    const answer = await getPetById(event, lambdaContext('PetStore-Production-ApiGetPetById', awsRequestId));
+    expect(answer?.statusCode).toBe(501);
+    expect(lines).toEqual([
+      expect.objectContaining({
+        level: 'INFO',
+        message: 'deprecated operation called',
+        function_request_id: awsRequestId,
+        function_name: 'PetStore-Production-ApiGetPetById',
+        cold_start: expect.any(Boolean),
+        operationId: 'getPetById',
+        customerId: TEST_AUTHORIZER.customerId,
+        keyId: TEST_AUTHORIZER.keyId,
+      }),
+    ]);
+  });
+});
+
+describe('the log level', () => {
+  /** A fresh copy of lib/log.ts: Logger reads its level when it is created, as on a cold start. */
+  async function freshLogger(env: Record<string, string>) {
+    for (const [key, value] of Object.entries(env)) vi.stubEnv(key, value);
+    vi.resetModules();
+    const fresh = await import('../../lib/log.js');
+    fresh.setLogSink((line) => lines.push(JSON.parse(line) as Line));
+    for (const level of ['debug', 'info', 'warn', 'error'] as const) fresh.log[level](`a ${level} line`);
+    return lines.map((l) => l.level);
+  }
+
+  it("is Lambda's log level setting (AWS_LAMBDA_LOG_LEVEL) when there is one, over LOG_LEVEL", async () => {
+    expect(await freshLogger({ AWS_LAMBDA_LOG_LEVEL: 'WARN', LOG_LEVEL: 'DEBUG' })).toEqual(['WARN', 'ERROR']);
+  });
+
+  it('lets Lambda ask for more than LOG_LEVEL too', async () => {
+    expect(await freshLogger({ AWS_LAMBDA_LOG_LEVEL: 'DEBUG', LOG_LEVEL: 'ERROR' })).toEqual(['DEBUG', 'INFO', 'WARN', 'ERROR']);
+  });
+
+  it('is LOG_LEVEL without a Lambda setting, and INFO without either', async () => {
+    expect(await freshLogger({ AWS_LAMBDA_LOG_LEVEL: '', LOG_LEVEL: 'ERROR' })).toEqual(['ERROR']);
+    lines = [];
+    expect(await freshLogger({ AWS_LAMBDA_LOG_LEVEL: '', LOG_LEVEL: '' })).toEqual(['INFO', 'WARN', 'ERROR']);
+  });
+});
+
+describe('redaction', () => {
+  it('removes keys, key hashes and Authorization values from fields, messages, nested values and errors', () => {
+    const key = generateKey('production');
+    const other = generateKey('staging');
+    log.warn(`refused ${key}`, {
+      authorization: `Bearer ${key}`,
+      headers: { Authorization: `Basic ${Buffer.from(key).toString('base64')}`, 'X-Other': other },
+      lookup: { keyHash: hashKey(key), attempts: [hashKey(other)] },
+      error: new Error(`GetItem failed for ${key}`),
+    });
+    log.error('unhandled error', new TypeError(`bad input ${other}`));
+    const all = JSON.stringify(lines);
+    expect(lines).toHaveLength(2);
+    for (const secret of [key, other]) {
+      expect(all).not.toContain(secret.slice(9));
+      expect(all).not.toContain(hashKey(secret));
+    }
+    expect(all).not.toContain(Buffer.from(key).toString('base64'));
+    expect(lines[0]).toMatchObject({
+      message: 'refused pet_[REDACTED]',
+      authorization: '[REDACTED]',
+      headers: { Authorization: '[REDACTED]' },
+    });
+    expect(lines[1]).toMatchObject({ error: { name: 'TypeError', message: 'bad input pet_[REDACTED]' } });
+  });
+});
