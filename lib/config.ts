@@ -74,6 +74,11 @@ export function tableName(variable: TableVariable): string {
   return name;
 }
 
+/** Where the code runs: Lambda sets AWS_LAMBDA_FUNCTION_NAME in every function's environment. */
+export function runtime(): { onLambda: boolean } {
+  return { onLambda: Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME) };
+}
+
 const port = (fallback: string) =>
   v.pipe(v.optional(v.string(), fallback), v.regex(/^\d{1,5}$/, 'must be a port number'), v.transform(Number), v.maxValue(65_535));
 

@@ -11,6 +11,7 @@
 import { getBooleanFromEnv } from '@aws-lambda-powertools/commons/utils/env';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { AuthContext } from './auth/context.js';
+import { runtime } from './config.js';
 import { log } from './log.js';
 import { DECISION_METRICS, type Outcome } from './metric-names.js';
 
@@ -19,8 +20,11 @@ import { DECISION_METRICS, type Outcome } from './metric-names.js';
  * they would be console noise. So off Lambda they are written only when POWERTOOLS_METRICS_DISABLED=false asks;
  * on Lambda Powertools' own reading of that variable applies (unset: on).
  */
-const onLambda = Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME);
-const enabled = !getBooleanFromEnv({ key: 'POWERTOOLS_METRICS_DISABLED', defaultValue: !onLambda, extendedParsing: true });
+let enabled: boolean | undefined;
+const metricsEnabled = () => {
+  enabled ??= !getBooleanFromEnv({ key: 'POWERTOOLS_METRICS_DISABLED', defaultValue: !runtime().onLambda, extendedParsing: true });
+  return enabled;
+};
 
 const metrics = new Metrics({ logger: log });
 // Powertools adds `service` to every dimension set; the namespace already names the environment, and a third
@@ -32,7 +36,7 @@ metrics.clearDefaultDimensions();
  * run concurrently in one process (the local gateway) never mix their dimensions.
  */
 export function recordDecision(operationId: string, caller: Pick<AuthContext, 'plan' | 'customerId' | 'keyId'>, outcome: Outcome): void {
-  if (!enabled) return;
+  if (!metricsEnabled()) return;
   metrics.addDimension('operation', operationId);
   metrics.addDimension('plan', caller.plan);
   metrics.addMetadata('customerId', caller.customerId);
