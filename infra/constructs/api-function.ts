@@ -4,6 +4,7 @@
  * own log group. `bindTable` hands over a table name and its grant together, so a function cannot be given a
  * table without the matching permissions, nor permissions without the name.
  */
+import { fileURLToPath } from 'node:url';
 import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -14,7 +15,10 @@ import type { Construct } from 'constructs';
 import { TABLES, type TableId } from '../../lib/dynamo/tables.js';
 import { FUNCTION_SETTINGS } from '../../lib/function-settings.js';
 import type { Access } from '../../lib/routes.js';
-import { actionsFor } from './table-access.js';
+import { actionsFor, type TableUses } from './table-access.js';
+
+/** The repository's root; handler entries are `functions/<name>.ts` below it. */
+export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** The Lambda runtime of every function; moving to a newer Node.js is this one line. */
 export const LAMBDA_RUNTIME = Runtime.NODEJS_22_X;
@@ -25,14 +29,18 @@ export const LAMBDA_RUNTIME = Runtime.NODEJS_22_X;
  */
 const ESM_REQUIRE_BANNER = "import { createRequire as __createRequire } from 'module'; const require = __createRequire(import.meta.url);";
 
-export interface ApiFunctionProps {
-  /** Absolute path of the handler module (exports `handler`). */
-  readonly entry: string;
-  /** Environment shared by all functions of a stage (STAGE, BAN_SECONDS, …). */
-  readonly environment: Record<string, string>;
+/** Where a function's log lines go and how long they stay: the same for every function of a stage. */
+export interface FunctionLogProps {
   readonly logRetention: RetentionDays;
   /** What happens to the log group when the stack is deleted. */
   readonly logRemovalPolicy: RemovalPolicy;
+}
+
+export interface ApiFunctionProps extends FunctionLogProps {
+  /** Absolute path of the handler module (exports `handler`). */
+  readonly entry: string;
+  /** Variables besides the table names, which `bindTable` adds (STAGE, BAN_SECONDS, …). */
+  readonly environment: Readonly<Record<string, string>>;
   /** @default 512 MB: enough CPU to load the bundled SDK quickly on a cold start, at a modest price per ms */
   readonly memorySize?: number;
   /**
@@ -115,5 +123,15 @@ export class ApiFunction extends NodejsFunction {
     if (!spec) throw new Error(`Unknown table ${id}`);
     this.addEnvironment(spec.envVar, table.tableName);
     this.addToRolePolicy(new PolicyStatement({ actions: [...actionsFor(id, access)], resources: [table.tableArn] }));
+  }
+
+  /** `bindTable` for every table of `uses`, in the order `uses` names them. */
+  bindTables(uses: TableUses, tables: Readonly<Record<TableId, ITable>>): void {
+    for (const name of Object.keys(uses)) {
+      const id = TABLES.find((t) => t.id === name)?.id;
+      const access = id && uses[id];
+      if (!id || !access) throw new Error(`Unknown table ${name}`);
+      this.bindTable(id, tables[id], access);
+    }
   }
 }

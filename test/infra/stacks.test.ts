@@ -5,7 +5,7 @@
  */
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { AUTHORIZER_MESSAGE_TYPES } from '../../infra/constructs/pet-store-api.js';
+import { AUTHORIZER_MESSAGE_TYPES } from '../../infra/constructs/gateway-responses.js';
 import { TABLE_ACTIONS } from '../../infra/constructs/table-access.js';
 import { STACK_NAMES, STAGES, type Stage, TABLE_OUTPUT_KEYS } from '../../infra/outputs.js';
 import { TABLES, type TableId } from '../../lib/dynamo/tables.js';
