@@ -106,12 +106,19 @@ export function stageSettings(stage: Stage, context: ContextReader): StageSettin
   return result.output;
 }
 
-/** Account and region: context `account`/`region`, else the CLI's defaults; unset means an environment-agnostic synth. */
+/**
+ * Account and region: context `account`/`region`, else the CDK CLI's defaults; unset means an environment-agnostic
+ * synth, where the templates use AWS::Region and AWS::URLSuffix and deploy to whatever region the deploying CLI uses.
+ * The CLI sets CDK_DEFAULT_ACCOUNT only when it found credentials, but always sets CDK_DEFAULT_REGION, falling back
+ * to us-east-1 when nothing configures a region; so its region counts only together with its account, and an
+ * offline `npm run synth` stays environment-agnostic instead of pinning us-east-1.
+ */
 export function deploymentEnv(context: ContextReader, processEnv = process.env): { account?: string; region?: string } {
   // An empty value (CDK_DEFAULT_ACCOUNT= in a shell) means unset, not an account called "".
   const pick = (...values: unknown[]) => values.map((value) => (value === undefined ? '' : String(value))).find((value) => value !== '');
-  const account = pick(context('account'), processEnv.CDK_DEFAULT_ACCOUNT);
-  const region = pick(context('region'), processEnv.CDK_DEFAULT_REGION);
+  const cliAccount = pick(processEnv.CDK_DEFAULT_ACCOUNT);
+  const account = pick(context('account'), cliAccount);
+  const region = pick(context('region'), cliAccount === undefined ? undefined : processEnv.CDK_DEFAULT_REGION);
   if (account !== undefined && !/^\d{12}$/.test(account))
     throw new Error(`Invalid CDK context: account "${account}" is not a 12-digit AWS account id`);
   return { ...(account ? { account } : {}), ...(region ? { region } : {}) };

@@ -331,8 +331,7 @@ describe.each(STAGES)('the %s stack', (stage) => {
     });
 
     it("fires the DynamoDB throttling alarm when any one table's reads or writes are throttled, the others silent", () => {
-      const [, alarm] =
-        resourcesOf(stage, 'AWS::CloudWatch::Alarm').find(([, a]) => JSON.stringify(a).includes('ThrottleEvents')) ?? [];
+      const [, alarm] = resourcesOf(stage, 'AWS::CloudWatch::Alarm').find(([, a]) => JSON.stringify(a).includes('ThrottleEvents')) ?? [];
       const metrics = (alarm?.Properties?.Metrics ?? []) as { Id: string; Expression?: string; MetricStat?: Json }[];
       const expression = metrics.find((m) => m.Expression)?.Expression ?? '';
       const inputs = metrics.filter((m) => m.MetricStat);
