@@ -20,8 +20,11 @@ import { actionsFor, type TableUses } from './table-access.js';
 /** The repository's root; handler entries are `functions/<name>.ts` below it. */
 export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-/** The Lambda runtime of every function; moving to a newer Node.js is this one line. */
-export const LAMBDA_RUNTIME = Runtime.NODEJS_22_X;
+/** The Lambda runtime of every function; moving to a newer Node.js is this one line (esbuild's target follows it). */
+export const LAMBDA_RUNTIME = Runtime.NODEJS_24_X;
+
+/** esbuild's target for LAMBDA_RUNTIME: `nodejs24.x` → `node24`, so no syntax is lowered that the runtime has. */
+export const BUNDLE_TARGET = LAMBDA_RUNTIME.name.replace(/^nodejs(\d+)\.x$/, 'node$1');
 
 /**
  * esbuild's ESM output has no `require`, yet some CommonJS dependencies inside the bundle (parts of the AWS SDK's
@@ -101,7 +104,7 @@ export class ApiFunction extends NodejsFunction {
       bundling: {
         format: OutputFormat.ESM,
         mainFields: ['module', 'main'],
-        target: 'node22',
+        target: BUNDLE_TARGET,
         minify: true,
         // No source maps: --enable-source-maps makes every stack trace parse a map of the whole bundled SDK.
         // No keepNames either: it adds about 16 KB of name wrappers to every bundle, and the errors we log

@@ -5,6 +5,7 @@
  */
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { BUNDLE_TARGET } from '../../infra/constructs/api-function.js';
 import { AUTHORIZER_MESSAGE_TYPES } from '../../infra/constructs/gateway-responses.js';
 import { TABLE_ACTIONS } from '../../infra/constructs/table-access.js';
 import { STACK_NAMES, STAGES, type Stage, TABLE_OUTPUT_KEYS } from '../../infra/outputs.js';
@@ -175,12 +176,12 @@ describe.each(STAGES)('the %s stack', (stage) => {
     expect(roleIds.size).toBe(routes.length + 1);
   });
 
-  it('runs every function on Node.js 22, arm64, with JSON logs, X-Ray and a deliberate memory size and timeout', () => {
+  it('runs every function on Node.js 24, arm64, with JSON logs, X-Ray and a deliberate memory size and timeout', () => {
     const functions = resourcesOf(stage, 'AWS::Lambda::Function');
     expect(functions).toHaveLength(routes.length + 1);
     for (const [, fn] of functions) {
       expect(fn.Properties).toMatchObject({
-        Runtime: 'nodejs22.x',
+        Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
         Handler: 'index.handler',
         MemorySize: 512,
@@ -190,6 +191,8 @@ describe.each(STAGES)('the %s stack', (stage) => {
       expect(fn.Properties?.Timeout).toBeGreaterThanOrEqual(10);
       expect(fn.Properties?.Timeout).toBeLessThan(29);
     }
+    // esbuild targets the same Node.js, so the bundles keep the syntax the runtime has.
+    expect(BUNDLE_TARGET).toBe('node24');
   });
 
   it('keeps every log group for a limited time', () => {
