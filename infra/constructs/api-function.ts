@@ -44,12 +44,12 @@ export interface ApiFunctionProps extends FunctionLogProps {
   readonly entry: string;
   /** Variables besides the table names, which `bindTable` adds (STAGE, BAN_SECONDS, …). */
   readonly environment: Readonly<Record<string, string>>;
-  /** @default 512 MB: enough CPU to load the bundled SDK quickly on a cold start, at a modest price per ms */
+  /** @default FUNCTION_SETTINGS.memoryMb (lib/function-settings.ts) */
   readonly memorySize?: number;
   /**
-   * @default 15 seconds: above the DynamoDB client's worst case (3 attempts with a 3 s request timeout plus
-   * backoff), so a DynamoDB outage ends as the function's 503 rather than a Lambda timeout, and below API Gateway's
-   * 29 s integration limit.
+   * @default FUNCTION_SETTINGS.operationTimeoutSeconds (lib/function-settings.ts): long enough for the DynamoDB
+   * client's worst case, so a DynamoDB outage ends as the function's 503 rather than a Lambda timeout, and below API
+   * Gateway's 29 s integration limit.
    */
   readonly timeout?: Duration;
   readonly description?: string;
