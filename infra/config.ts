@@ -3,6 +3,7 @@
  * Values come from `cdk.json` (`petstore.<stage>.<key>`) and can be overridden on the command line with
  * `-c petstore:<stage>:<key>=value`; command-line values arrive as strings, so numbers and booleans are coerced.
  */
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import * as v from 'valibot';
 import { DEPRECATION_DEFAULTS, sunsetProblem } from '../lib/deprecation.js';
 import type { Stage } from '../lib/stacks.js';
@@ -36,8 +37,11 @@ const flag = (fallback: boolean) =>
 const isoDate = (fallback: string) =>
   v.optional(v.pipe(v.string(), v.isoTimestamp('must be an ISO 8601 timestamp such as 2026-01-01T00:00:00Z')), fallback);
 
-/** The retention periods CloudWatch Logs accepts. */
-const RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653] as const;
+/** The retention periods CloudWatch Logs accepts, from CDK's enum of them (without "never expire"). */
+const RETENTION_DAYS: readonly RetentionDays[] = Object.values(RetentionDays).filter(
+  (days): days is RetentionDays => typeof days === 'number' && days !== RetentionDays.INFINITE,
+);
+const isRetentionDays = (days: number): days is RetentionDays => RETENTION_DAYS.some((allowed) => allowed === days);
 
 export const StageSettingsSchema = v.pipe(
   v.object({
@@ -63,10 +67,7 @@ export const StageSettingsSchema = v.pipe(
     wafEnabled: flag(false),
     /** Requests one IP may make in any 5-minute window before WAF blocks it (WAF's minimum is 10). */
     wafRateLimitPer5Minutes: wholeNumber(10, 2_000_000_000, 2000),
-    logRetentionDays: v.pipe(
-      wholeNumber(1, 3653, 90),
-      v.check((days) => (RETENTION_DAYS as readonly number[]).includes(days), `must be one of ${RETENTION_DAYS.join(', ')}`),
-    ),
+    logRetentionDays: v.pipe(wholeNumber(1, 3653, 90), v.guard(isRetentionDays, `must be one of ${RETENTION_DAYS.join(', ')}`)),
   }),
   v.check(
     (s) => (s.domainName === undefined) === (s.certificateArn === undefined),
@@ -74,28 +75,25 @@ export const StageSettingsSchema = v.pipe(
   ),
   // The rule the functions apply at cold start, checked here so a bad date fails `cdk synth` rather than every
   // cold start after a deploy.
-  v.check(
-    (s) => sunsetProblem(s.petsDeprecatedAt, s.petsSunsetAt) === undefined,
-    (issue) => {
-      const s = issue.input as { petsSunsetAt: string; petsDeprecatedAt: string };
-      return `petsSunsetAt/petsDeprecatedAt: ${sunsetProblem(s.petsDeprecatedAt, s.petsSunsetAt)}`;
-    },
-  ),
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const problem = sunsetProblem(dataset.value.petsDeprecatedAt, dataset.value.petsSunsetAt);
+    if (problem) addIssue({ message: `petsSunsetAt/petsDeprecatedAt: ${problem}` });
+  }),
 );
 export type StageSettings = v.InferOutput<typeof StageSettingsSchema>;
 
 /** Reads what `node.tryGetContext` returns; `App` and tests both pass their own reader. */
 export type ContextReader = (key: string) => unknown;
 
-const SETTING_KEYS = Object.keys(StageSettingsSchema.pipe[0].entries) as (keyof StageSettings)[];
+const SETTING_KEYS = Object.keys(StageSettingsSchema.pipe[0].entries);
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export function stageSettings(stage: Stage, context: ContextReader): StageSettings {
   const fromJson = context('petstore');
-  const nested =
-    fromJson && typeof fromJson === 'object'
-      ? ((fromJson as Record<string, unknown>)[stage] as Record<string, unknown> | undefined)
-      : undefined;
-  const input: Record<string, unknown> = { ...(nested ?? {}) };
+  const nested = isRecord(fromJson) ? fromJson[stage] : undefined;
+  const input: Record<string, unknown> = { ...(isRecord(nested) ? nested : {}) };
   for (const key of SETTING_KEYS) {
     const override = context(`petstore:${stage}:${key}`);
     if (override !== undefined) input[key] = override;
@@ -108,12 +106,19 @@ export function stageSettings(stage: Stage, context: ContextReader): StageSettin
   return result.output;
 }
 
-/** Account and region: context `account`/`region`, else the CLI's defaults; unset means an environment-agnostic synth. */
+/**
+ * Account and region: context `account`/`region`, else the CDK CLI's defaults; unset means an environment-agnostic
+ * synth, where the templates use AWS::Region and AWS::URLSuffix and deploy to whatever region the deploying CLI uses.
+ * The CLI sets CDK_DEFAULT_ACCOUNT only when it found credentials, but always sets CDK_DEFAULT_REGION, falling back
+ * to us-east-1 when nothing configures a region; so its region counts only together with its account, and an
+ * offline `npm run synth` stays environment-agnostic instead of pinning us-east-1.
+ */
 export function deploymentEnv(context: ContextReader, processEnv = process.env): { account?: string; region?: string } {
   // An empty value (CDK_DEFAULT_ACCOUNT= in a shell) means unset, not an account called "".
   const pick = (...values: unknown[]) => values.map((value) => (value === undefined ? '' : String(value))).find((value) => value !== '');
-  const account = pick(context('account'), processEnv.CDK_DEFAULT_ACCOUNT);
-  const region = pick(context('region'), processEnv.CDK_DEFAULT_REGION);
+  const cliAccount = pick(processEnv.CDK_DEFAULT_ACCOUNT);
+  const account = pick(context('account'), cliAccount);
+  const region = pick(context('region'), cliAccount === undefined ? undefined : processEnv.CDK_DEFAULT_REGION);
   if (account !== undefined && !/^\d{12}$/.test(account))
     throw new Error(`Invalid CDK context: account "${account}" is not a 12-digit AWS account id`);
   return { ...(account ? { account } : {}), ...(region ? { region } : {}) };

@@ -21,10 +21,6 @@ export const REASONS = {
   xray:
     'The only wildcard is X-Ray tracing (xray:PutTraceSegments, xray:PutTelemetryRecords), added by Tracing.ACTIVE: these actions do not ' +
     'support resource-level permissions, so AWS requires Resource "*". DynamoDB statements name table ARNs only (asserted by test/infra).',
-  runtime:
-    'Node.js 22 is a current, AWS-supported LTS Lambda runtime receiving security patches (end of life April 2027). The runtime is pinned ' +
-    'deliberately so it changes only with a tested upgrade of the code and its dependencies; LAMBDA_RUNTIME in ' +
-    'infra/constructs/api-function.ts is the single line to change.',
   noWaf:
     'WAF is switched off for this environment in cdk.json (petstore.<stage>.wafEnabled=false) to save its fixed monthly cost where ' +
     'only integrators test. Every request still needs a valid API key of this environment, the stage-wide throttle caps the total rate, ' +
@@ -48,7 +44,6 @@ export function acknowledgeFindings(stack: PetStoreStack): void {
     ]);
   }
   for (const fn of [stack.api.authorizerFunction, ...Object.values(stack.api.functions)]) {
-    NagSuppressions.addResourceSuppressions(fn, [{ id: 'AwsSolutions-L1', reason: REASONS.runtime }]);
     if (fn.role) {
       NagSuppressions.addResourceSuppressions(
         fn.role,

@@ -2,8 +2,7 @@
  * One environment of the Pet Store: tables, API (with its functions) and monitoring. The stack only wires these
  * constructs together; each concern lives in its construct. Production and staging are two instances of it.
  */
-import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
-import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { TABLES } from '../lib/dynamo/tables.js';
 import { API_URL_OUTPUT, type Stage, TABLE_OUTPUT_KEYS } from '../lib/stacks.js';
@@ -37,12 +36,19 @@ export class PetStoreStack extends Stack {
     const removalPolicy = production ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
 
     this.tables = new PetStoreTables(this, 'Tables', { retainData: production });
+    const { domainName, certificateArn } = settings;
     this.api = new PetStoreApi(this, 'Api', {
       stage,
-      settings,
       tables: this.tables.tables,
-      logRetention: settings.logRetentionDays as RetentionDays,
+      logRetention: settings.logRetentionDays,
       logRemovalPolicy: removalPolicy,
+      authorizerCacheTtl: Duration.seconds(settings.authorizerCacheTtlSeconds),
+      throttle: { rateLimit: settings.throttleRateLimit, burstLimit: settings.throttleBurstLimit },
+      operations: {
+        banSeconds: settings.banSeconds,
+        deprecation: { deprecatedAt: settings.petsDeprecatedAt, sunsetAt: settings.petsSunsetAt, docsUrl: settings.docsUrl },
+      },
+      customDomain: domainName && certificateArn ? { domainName, certificateArn } : undefined,
     });
     this.monitoring = new Monitoring(this, 'Monitoring', {
       stage,
@@ -71,7 +77,7 @@ export class PetStoreStack extends Stack {
     if (this.api.domain) {
       new CfnOutput(this, 'CustomDomainTarget', {
         value: this.api.domain.domainNameAliasDomainName,
-        description: `Point a CNAME or alias record for ${settings.domainName} here`,
+        description: `Point a CNAME or alias record for ${domainName} here`,
       });
     }
 

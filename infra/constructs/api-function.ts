@@ -4,6 +4,7 @@
  * own log group. `bindTable` hands over a table name and its grant together, so a function cannot be given a
  * table without the matching permissions, nor permissions without the name.
  */
+import { fileURLToPath } from 'node:url';
 import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -15,10 +16,16 @@ import { TABLES, type TableId } from '../../lib/dynamo/tables.js';
 import { FUNCTION_SETTINGS } from '../../lib/function-settings.js';
 import { powertoolsEnvironment } from '../../lib/metric-names.js';
 import type { Access } from '../../lib/routes.js';
-import { actionsFor } from './table-access.js';
+import { actionsFor, type TableUses } from './table-access.js';
 
-/** The Lambda runtime of every function; moving to a newer Node.js is this one line. */
-export const LAMBDA_RUNTIME = Runtime.NODEJS_22_X;
+/** The repository's root; handler entries are `functions/<name>.ts` below it. */
+export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** The Lambda runtime of every function; moving to a newer Node.js is this one line (esbuild's target follows it). */
+export const LAMBDA_RUNTIME = Runtime.NODEJS_24_X;
+
+/** esbuild's target for LAMBDA_RUNTIME: `nodejs24.x` → `node24`, so no syntax is lowered that the runtime has. */
+export const BUNDLE_TARGET = LAMBDA_RUNTIME.name.replace(/^nodejs(\d+)\.x$/, 'node$1');
 
 /**
  * esbuild's ESM output has no `require`, yet some CommonJS dependencies inside the bundle (parts of the AWS SDK's
@@ -26,20 +33,24 @@ export const LAMBDA_RUNTIME = Runtime.NODEJS_22_X;
  */
 const ESM_REQUIRE_BANNER = "import { createRequire as __createRequire } from 'module'; const require = __createRequire(import.meta.url);";
 
-export interface ApiFunctionProps {
-  /** Absolute path of the handler module (exports `handler`). */
-  readonly entry: string;
-  /** Environment shared by all functions of a stage (STAGE, BAN_SECONDS, …). */
-  readonly environment: Record<string, string>;
+/** Where a function's log lines go and how long they stay: the same for every function of a stage. */
+export interface FunctionLogProps {
   readonly logRetention: RetentionDays;
   /** What happens to the log group when the stack is deleted. */
   readonly logRemovalPolicy: RemovalPolicy;
-  /** @default 512 MB: enough CPU to load the bundled SDK quickly on a cold start, at a modest price per ms */
+}
+
+export interface ApiFunctionProps extends FunctionLogProps {
+  /** Absolute path of the handler module (exports `handler`). */
+  readonly entry: string;
+  /** Variables besides the table names, which `bindTable` adds (STAGE, BAN_SECONDS, …). */
+  readonly environment: Readonly<Record<string, string>>;
+  /** @default FUNCTION_SETTINGS.memoryMb (lib/function-settings.ts) */
   readonly memorySize?: number;
   /**
-   * @default 15 seconds: above the DynamoDB client's worst case (3 attempts with a 3 s request timeout plus
-   * backoff), so a DynamoDB outage ends as the function's 503 rather than a Lambda timeout, and below API Gateway's
-   * 29 s integration limit.
+   * @default FUNCTION_SETTINGS.operationTimeoutSeconds (lib/function-settings.ts): long enough for the DynamoDB
+   * client's worst case, so a DynamoDB outage ends as the function's 503 rather than a Lambda timeout, and below API
+   * Gateway's 29 s integration limit.
    */
   readonly timeout?: Duration;
   readonly description?: string;
@@ -94,7 +105,7 @@ export class ApiFunction extends NodejsFunction {
       bundling: {
         format: OutputFormat.ESM,
         mainFields: ['module', 'main'],
-        target: 'node22',
+        target: BUNDLE_TARGET,
         minify: true,
         // No source maps: --enable-source-maps makes every stack trace parse a map of the whole bundled SDK.
         // No keepNames either: it adds about 16 KB of name wrappers to every bundle, and the errors we log
@@ -116,5 +127,15 @@ export class ApiFunction extends NodejsFunction {
     if (!spec) throw new Error(`Unknown table ${id}`);
     this.addEnvironment(spec.envVar, table.tableName);
     this.addToRolePolicy(new PolicyStatement({ actions: [...actionsFor(id, access)], resources: [table.tableArn] }));
+  }
+
+  /** `bindTable` for every table of `uses`, in the order `uses` names them. */
+  bindTables(uses: TableUses, tables: Readonly<Record<TableId, ITable>>): void {
+    for (const name of Object.keys(uses)) {
+      const id = TABLES.find((t) => t.id === name)?.id;
+      const access = id && uses[id];
+      if (!id || !access) throw new Error(`Unknown table ${name}`);
+      this.bindTable(id, tables[id], access);
+    }
   }
 }

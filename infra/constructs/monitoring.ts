@@ -94,7 +94,12 @@ export class Monitoring extends Construct {
       throttleMetrics[`${tableId}Write`] = table.metric('WriteThrottleEvents', { period: PERIOD, statistic: 'Sum' });
     }
     const dynamoThrottles = new MathExpression({
-      expression: Object.keys(throttleMetrics).join(' + '),
+      // DynamoDB publishes a throttle metric only for periods in which it throttled, and metric math leaves a period
+      // out when any operand has no value there: a plain sum would need all eight to throttle at once. FILL(…, 0)
+      // counts a silent metric as 0, so one table's throttled reads or writes are enough.
+      expression: Object.keys(throttleMetrics)
+        .map((metricId) => `FILL(${metricId}, 0)`)
+        .join(' + '),
       usingMetrics: throttleMetrics,
       period: PERIOD,
       label: 'DynamoDB throttled requests (all tables)',

@@ -28,12 +28,12 @@ export const TABLE_ACTIONS: Readonly<Record<TableId, Partial<Record<Access, read
   },
 };
 
+/** Which tables a function uses, and how: a route's `tables`, or the authorizer's. */
+export type TableUses = Readonly<Partial<Record<TableId, Access>>>;
+
 export function actionsFor(table: TableId, access: Access): readonly string[] {
   const actions = TABLE_ACTIONS[table][access];
   if (!actions)
     throw new Error(`No DynamoDB actions are defined for ${access} access to the ${table} table (infra/constructs/table-access.ts)`);
   return actions;
 }
-
-/** The authorizer is not an operation of the route table, so its tables are declared here. */
-export const AUTHORIZER_TABLES: Partial<Record<TableId, Access>> = { keys: 'read', customers: 'read' };

@@ -69,6 +69,13 @@ describe('deployment environment', () => {
     expect(deploymentEnv(reader({}), { CDK_DEFAULT_ACCOUNT: '', CDK_DEFAULT_REGION: '' })).toEqual({});
   });
 
+  it("ignores the CLI's region without its account: the CLI sends us-east-1 whenever nothing configures a region", () => {
+    expect(deploymentEnv(reader({}), { CDK_DEFAULT_REGION: 'us-east-1' })).toEqual({});
+    expect(deploymentEnv(reader({}), { CDK_DEFAULT_ACCOUNT: '', CDK_DEFAULT_REGION: 'us-east-1' })).toEqual({});
+    expect(deploymentEnv(reader({ region: 'eu-west-1' }), { CDK_DEFAULT_REGION: 'us-east-1' })).toEqual({ region: 'eu-west-1' });
+    expect(deploymentEnv(reader({ account: '123456789012' }), { CDK_DEFAULT_REGION: 'us-east-1' })).toEqual({ account: '123456789012' });
+  });
+
   it('refuses an account id that is not 12 digits', () => {
     expect(() => deploymentEnv(reader({ account: '1234' }), {})).toThrow(/12-digit/);
   });

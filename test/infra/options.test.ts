@@ -1,12 +1,17 @@
 /**
- * The optional parts of a stack that cdk.json leaves off: a custom domain (whose base URL must still end in /v1)
- * and WAF in staging. One stack is synthesized on its own, without cdk-nag, to keep this quick.
+ * The optional parts of a stack that cdk.json leaves off: a custom domain (whose base URL must still end in /v1,
+ * and whose certificate must be in the stack's region) and WAF in staging. Stacks are synthesized on their own,
+ * without cdk-nag, to keep this quick.
  */
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { stageSettings } from '../../infra/config.js';
 import { PetStoreStack } from '../../infra/pet-store-stack.js';
+
+/** The template rule that checks the certificate's region at deploy time, if any. */
+const certificateRules = (template: Template): unknown =>
+  Object.entries((template.toJSON().Rules ?? {}) as Record<string, unknown>).find(([id]) => id.includes('CertificateInStackRegion'))?.[1];
 
 const CERTIFICATE = 'arn:aws:acm:eu-west-1:123456789012:certificate/0a1b2c3d-1111-2222-3333-444455556666';
 
@@ -35,6 +40,10 @@ describe('a stack with a custom domain and WAF', () => {
     expect(template.toJSON().Outputs.CustomDomainTarget).toBeDefined();
   });
 
+  it('adds no certificate rule: the stack is in the certificate region, which the synth checked', () => {
+    expect(certificateRules(template)).toBeUndefined();
+  });
+
   it('puts the per-IP rate rule in front of the stage, refusing in the Error shape', () => {
     type Acl = {
       Properties: {
@@ -48,5 +57,39 @@ describe('a stack with a custom domain and WAF', () => {
     expect(JSON.parse(body.Content)).toMatchObject({ code: 'THROTTLED', status: 429 });
     expect(acl.Properties.Rules[0]?.Action.Block.CustomResponse).toMatchObject({ ResponseCode: 429, CustomResponseBodyKey: 'throttled' });
     template.resourceCountIs('AWS::WAFv2::WebACLAssociation', 1);
+  });
+});
+
+describe("a custom domain's certificate", () => {
+  const settingsWith = (certificateArn: string) =>
+    stageSettings(
+      'staging',
+      (key) => ({ 'petstore:staging:domainName': 'api.staging.example.com', 'petstore:staging:certificateArn': certificateArn })[key],
+    );
+  const US_EAST_1 = 'arn:aws:acm:us-east-1:123456789012:certificate/0a1b2c3d-1111-2222-3333-444455556666';
+
+  it("is refused at synth when it is in another region than the stack's, naming both regions", () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    expect(
+      () =>
+        new PetStoreStack(app, 'Elsewhere', {
+          stage: 'staging',
+          settings: settingsWith(US_EAST_1),
+          env: { account: '123456789012', region: 'eu-west-1' },
+        }),
+    ).toThrow(/certificateArn arn:aws:acm:us-east-1:.* is in us-east-1, but Elsewhere deploys to eu-west-1.*certificate in eu-west-1/);
+  });
+
+  it('is checked by a template rule before any change when the stack has no region (environment-agnostic)', () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const stack = new PetStoreStack(app, 'Agnostic', { stage: 'staging', settings: settingsWith(US_EAST_1) });
+    expect(certificateRules(Template.fromStack(stack))).toEqual({
+      Assertions: [
+        {
+          Assert: { 'Fn::Equals': [{ Ref: 'AWS::Region' }, 'us-east-1'] },
+          AssertDescription: expect.stringMatching(/certificate in us-east-1.*deploy this stack to us-east-1/),
+        },
+      ],
+    });
   });
 });

@@ -5,7 +5,8 @@
  */
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { AUTHORIZER_MESSAGE_TYPES } from '../../infra/constructs/pet-store-api.js';
+import { BUNDLE_TARGET } from '../../infra/constructs/api-function.js';
+import { AUTHORIZER_MESSAGE_TYPES } from '../../infra/constructs/gateway-responses.js';
 import { TABLE_ACTIONS } from '../../infra/constructs/table-access.js';
 import { TABLES, type TableId } from '../../lib/dynamo/tables.js';
 import { GATEWAY_RATE_LIMIT_HEADERS, GATEWAY_RESPONSES, type GatewayResponseSpec } from '../../lib/http/gateway-responses.js';
@@ -194,12 +195,12 @@ describe.each(STAGES)('the %s stack', (stage) => {
     expect(roleIds.size).toBe(routes.length + 1);
   });
 
-  it('runs every function on Node.js 22, arm64, with JSON logs, X-Ray and a deliberate memory size and timeout', () => {
+  it('runs every function on Node.js 24, arm64, with JSON logs, X-Ray and a deliberate memory size and timeout', () => {
     const functions = resourcesOf(stage, 'AWS::Lambda::Function');
     expect(functions).toHaveLength(routes.length + 1);
     for (const [, fn] of functions) {
       expect(fn.Properties).toMatchObject({
-        Runtime: 'nodejs22.x',
+        Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
         Handler: 'index.handler',
         MemorySize: 512,
@@ -209,6 +210,8 @@ describe.each(STAGES)('the %s stack', (stage) => {
       expect(fn.Properties?.Timeout).toBeGreaterThanOrEqual(10);
       expect(fn.Properties?.Timeout).toBeLessThan(29);
     }
+    // esbuild targets the same Node.js, so the bundles keep the syntax the runtime has.
+    expect(BUNDLE_TARGET).toBe('node24');
   });
 
   it('keeps every log group for a limited time', () => {
@@ -362,6 +365,28 @@ describe.each(STAGES)('the %s stack', (stage) => {
       expect(text).toContain('ThrottleEvents');
     });
 
+    it("fires the DynamoDB throttling alarm when any one table's reads or writes are throttled, the others silent", () => {
+      const [, alarm] = resourcesOf(stage, 'AWS::CloudWatch::Alarm').find(([, a]) => JSON.stringify(a).includes('ThrottleEvents')) ?? [];
+      const metrics = (alarm?.Properties?.Metrics ?? []) as { Id: string; Expression?: string; MetricStat?: Json }[];
+      const expression = metrics.find((m) => m.Expression)?.Expression ?? '';
+      const inputs = metrics.filter((m) => m.MetricStat);
+      // Every table, reads and writes.
+      expect(inputs.map((m) => `${JSON.stringify(m.MetricStat.Metric.Dimensions)} ${m.MetricStat.Metric.MetricName}`).sort()).toEqual(
+        TABLES.flatMap((t) =>
+          ['ReadThrottleEvents', 'WriteThrottleEvents'].map(
+            (name) => `${JSON.stringify([{ Name: 'TableName', Value: { Ref: tableLogicalId(stage, t.id) } }])} ${name}`,
+          ),
+        ).sort(),
+      );
+      expect(alarm?.Properties?.ComparisonOperator).toBe('GreaterThanOrEqualToThreshold');
+      const threshold = alarm?.Properties?.Threshold as number;
+      for (const input of inputs) {
+        // DynamoDB publishes nothing for the metrics that saw no throttling.
+        expect(evaluateSum(expression, { [input.Id]: threshold }), `${input.Id} alone`).toBeGreaterThanOrEqual(threshold);
+      }
+      expect(evaluateSum(expression, {})).toBe(0);
+    });
+
     it(stage === 'production' ? 'e-mails the configured address' : 'has no e-mail subscription when none is configured', () => {
       const subscriptions = resourcesOf(stage, 'AWS::SNS::Subscription');
       if (stage === 'production') {
@@ -437,6 +462,24 @@ describe('snapshot', () => {
     expect(redacted).toMatchSnapshot();
   });
 });
+
+/**
+ * One period of CloudWatch metric math, as far as a sum of metrics goes: terms joined by `+`, each a metric id or
+ * `FILL(id, n)`. Like CloudWatch, a metric without a value in the period makes the whole sum missing (undefined)
+ * unless FILL gives it one.
+ */
+function evaluateSum(expression: string, values: Readonly<Record<string, number>>): number | undefined {
+  let sum = 0;
+  for (const term of expression.split('+').map((t) => t.trim())) {
+    const fill = /^FILL\((\w+),\s*(-?\d+(?:\.\d+)?)\)$/.exec(term);
+    const id = fill ? fill[1] : /^\w+$/.test(term) ? term : undefined;
+    if (!id) throw new Error(`evaluateSum does not understand the term ${term} of ${expression}`);
+    const value = values[id] ?? (fill ? Number(fill[2]) : undefined);
+    if (value === undefined) return undefined;
+    sum += value;
+  }
+  return sum;
+}
 
 function statementsOf(stage: Stage, roleId: string): { Action: string | string[]; Resource: unknown }[] {
   return resourcesOf(stage, 'AWS::IAM::Policy')

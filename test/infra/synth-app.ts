@@ -14,6 +14,9 @@ import { STACK_NAMES, type Stage } from '../../lib/stacks.js';
 
 const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as { context: Record<string, unknown> };
 
+/** cdk.json's context: the project's settings and the feature flags every synth runs with. */
+export const CDK_JSON_CONTEXT: Readonly<Record<string, unknown>> = cdkJson.context;
+
 /** Overrides as `-c` would pass them (strings), so the command-line path of the settings is exercised too. */
 export const TEST_OVERRIDES = {
   // A fixed environment keeps the templates (and the snapshot) independent of the developer's CDK_DEFAULT_*.
@@ -27,7 +30,7 @@ export function synthApp(extraContext: Record<string, unknown> = {}) {
   const built = buildApp({
     outdir: mkdtempSync(path.join(tmpdir(), 'petstore-cdk-')),
     context: {
-      ...cdkJson.context,
+      ...CDK_JSON_CONTEXT,
       ...TEST_OVERRIDES,
       'aws:cdk:bundling-stacks': [],
       'aws:cdk:version-reporting': false,

@@ -61,6 +61,20 @@ describe('npm run synth', () => {
     expect(report.pluginReports.flatMap((r) => r.violations)).toEqual([]);
   });
 
+  it('stays environment-agnostic without credentials or -c account/region, though the CLI sends its us-east-1 fallback', () => {
+    const manifest = JSON.parse(readFileSync(path.join(outdir, 'manifest.json'), 'utf8')) as {
+      artifacts: Record<string, { type: string; environment?: string }>;
+    };
+    for (const stage of STAGES) {
+      expect(manifest.artifacts[STACK_NAMES[stage]]?.environment).toBe('aws://unknown-account/unknown-region');
+      const template = JSON.parse(readFileSync(path.join(outdir, `${STACK_NAMES[stage]}.template.json`), 'utf8'));
+      // (CDK's version-reporting condition lists regions by name; resources and outputs must name none.)
+      const resourcesAndOutputs = JSON.stringify([template.Resources, template.Outputs]);
+      expect(resourcesAndOutputs).not.toMatch(/\b(us|eu|ap|sa|ca|me|af|il|mx)-[a-z]+-\d\b/);
+      expect(JSON.stringify(template.Outputs.ApiUrl)).toContain('{"Ref":"AWS::Region"}');
+    }
+  });
+
   it('bundles every function as one ESM file under 350 KiB with the createRequire shim and the AWS SDK inside', () => {
     expect(bundles.length).toBeGreaterThanOrEqual(2 * 6);
     for (const bundle of bundles) {

@@ -1,0 +1,58 @@
+/**
+ * The REQUEST authorizer on every method: API Gateway passes it the Authorization header, and it checks the key
+ * against the keys and customers tables (functions/authorizer.ts). Its function is created beside it, in the same
+ * scope, under the id `Authorizer`, so that the logical ids it had before this construct existed stay unchanged.
+ */
+import path from 'node:path';
+import { Duration } from 'aws-cdk-lib';
+import { IdentitySource, RequestAuthorizer } from 'aws-cdk-lib/aws-apigateway';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { Construct } from 'constructs';
+import type { TableId } from '../../lib/dynamo/tables.js';
+import { FUNCTION_SETTINGS } from '../../lib/function-settings.js';
+import type { Stage } from '../../lib/stacks.js';
+import { ApiFunction, type FunctionLogProps, PROJECT_ROOT } from './api-function.js';
+import type { TableUses } from './table-access.js';
+
+/**
+ * What functions/authorizer.ts reads: a key by its hash, then its customer's plan. It is not an operation of the
+ * route table, so its tables are declared here.
+ */
+export const AUTHORIZER_TABLES: TableUses = { keys: 'read', customers: 'read' };
+
+export interface ApiKeyAuthorizerProps extends FunctionLogProps {
+  readonly stage: Stage;
+  /** How long API Gateway caches a decision per Authorization header value; zero turns the cache off. */
+  readonly cacheTtl: Duration;
+  /** The environment's tables; the function gets the names of, and access to, those `tableUses` lists. */
+  readonly tables: Readonly<Record<TableId, ITable>>;
+  /** @default AUTHORIZER_TABLES (keys and customers, read) */
+  readonly tableUses?: TableUses;
+}
+
+export class ApiKeyAuthorizer extends RequestAuthorizer {
+  /** Construct id of the function, a sibling of the authorizer. */
+  static readonly FUNCTION_ID = 'Authorizer';
+  readonly handlerFunction: ApiFunction;
+
+  constructor(scope: Construct, id: string, props: ApiKeyAuthorizerProps) {
+    const { stage } = props;
+    const handlerFunction = new ApiFunction(scope, ApiKeyAuthorizer.FUNCTION_ID, {
+      logRetention: props.logRetention,
+      logRemovalPolicy: props.logRemovalPolicy,
+      entry: path.join(PROJECT_ROOT, 'functions', 'authorizer.ts'),
+      description: `Pet Store ${stage}: checks the API key of every request`,
+      environment: { STAGE: stage },
+      // Every uncached request waits for it: room for the DynamoDB client's retries, yet a hung call fails fast.
+      timeout: Duration.seconds(FUNCTION_SETTINGS.authorizerTimeoutSeconds),
+    });
+    handlerFunction.bindTables(props.tableUses ?? AUTHORIZER_TABLES, props.tables);
+    super(scope, id, {
+      authorizerName: `petstore-${stage}-api-key`,
+      handler: handlerFunction,
+      identitySources: [IdentitySource.header('Authorization')],
+      resultsCacheTtl: props.cacheTtl,
+    });
+    this.handlerFunction = handlerFunction;
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * An optional custom domain for the API: a regional API Gateway domain name with TLS 1.2 and an ACM certificate,
+ * mapped under /v1 so that its base URL ends in /v1 like the execute-api one. The mapping is created beside it, in
+ * the same scope, so that the logical ids it had before this construct existed stay unchanged.
+ *
+ * A regional domain name needs its certificate in its own region; CloudFormation would only find out halfway
+ * through a deploy. With a known region a certificate from another one fails the synth; in an environment-agnostic
+ * stack a template rule makes CloudFormation refuse the deploy before it changes anything.
+ */
+import { Arn, ArnFormat, Aws, CfnRule, Fn, Stack, Token } from 'aws-cdk-lib';
+import { BasePathMapping, DomainName, EndpointType, type RestApi, SecurityPolicy } from 'aws-cdk-lib/aws-apigateway';
+import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
+import type { Construct } from 'constructs';
+import { API_STAGE_NAME } from '../../lib/stacks.js';
+
+export interface CustomDomainProps {
+  /** The host name clients use, such as api.example.com. */
+  readonly domainName: string;
+  /** ARN of an ACM certificate for `domainName`; a regional endpoint needs it in the stack's own region. */
+  readonly certificateArn: string;
+  /** The API whose deployment stage is served under /v1 of the domain. */
+  readonly api: RestApi;
+}
+
+export class CustomDomain extends DomainName {
+  /** The base URL clients use on this domain, ending in /v1. */
+  readonly url: string;
+
+  constructor(scope: Construct, id: string, props: CustomDomainProps) {
+    requireCertificateInStackRegion(scope, props.certificateArn);
+    super(scope, id, {
+      domainName: props.domainName,
+      certificate: Certificate.fromCertificateArn(scope, 'Certificate', props.certificateArn),
+      endpointType: EndpointType.REGIONAL,
+      securityPolicy: SecurityPolicy.TLS_1_2,
+    });
+    new BasePathMapping(scope, 'V1Mapping', {
+      domainName: this,
+      restApi: props.api,
+      stage: props.api.deploymentStage,
+      basePath: API_STAGE_NAME,
+    });
+    this.url = `https://${props.domainName}/${API_STAGE_NAME}`;
+  }
+}
+
+/** Fails the synth when the certificate is known to be in another region; adds a template rule when the stack's region is unknown. */
+function requireCertificateInStackRegion(scope: Construct, certificateArn: string): void {
+  if (Token.isUnresolved(certificateArn)) return;
+  const certificateRegion = Arn.split(certificateArn, ArnFormat.SLASH_RESOURCE_NAME).region;
+  if (!certificateRegion) throw new Error(`certificateArn ${certificateArn} names no region`);
+  const stack = Stack.of(scope);
+  const rule = "a regional custom domain needs an ACM certificate in the stack's own region";
+  if (Token.isUnresolved(stack.region)) {
+    new CfnRule(scope, 'CertificateInStackRegion', {
+      assertions: [
+        {
+          assert: Fn.conditionEquals(Aws.REGION, certificateRegion),
+          assertDescription: `certificateArn is a certificate in ${certificateRegion}, and ${rule}: deploy this stack to ${certificateRegion}, or request or import the certificate in this region`,
+        },
+      ],
+    });
+  } else if (stack.region !== certificateRegion) {
+    throw new Error(
+      `certificateArn ${certificateArn} is in ${certificateRegion}, but ${stack.stackName} deploys to ${stack.region}, and ${rule}: request or import the certificate in ${stack.region}, or deploy the stack to ${certificateRegion}`,
+    );
+  }
+}

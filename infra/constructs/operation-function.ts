@@ -1,0 +1,60 @@
+/**
+ * The function of one operation of the route table: its handler file, its description, exactly the tables its
+ * route declares, and the settings every operation reads. `addMethodTo` puts the route's method on the API.
+ */
+import path from 'node:path';
+import { LambdaIntegration, type Method, type RestApi } from 'aws-cdk-lib/aws-apigateway';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { Construct } from 'constructs';
+import type { TableId } from '../../lib/dynamo/tables.js';
+import type { Route } from '../../lib/routes.js';
+import type { Stage } from '../../lib/stacks.js';
+import { ApiFunction, type FunctionLogProps, PROJECT_ROOT } from './api-function.js';
+
+/** What every operation of a stage is told, whichever route it serves. */
+export interface OperationSettings {
+  /** Length of a temporary ban in seconds (BAN_SECONDS). */
+  readonly banSeconds: number;
+  /** The deprecated operations' dates and documentation link (PETS_DEPRECATED_AT, PETS_SUNSET_AT, DOCS_URL). */
+  readonly deprecation: { readonly deprecatedAt: string; readonly sunsetAt: string; readonly docsUrl: string };
+}
+
+export interface OperationFunctionProps extends FunctionLogProps {
+  readonly stage: Stage;
+  readonly route: Route;
+  /** The environment's tables; the function gets the names of, and access to, those its route declares. */
+  readonly tables: Readonly<Record<TableId, ITable>>;
+  readonly settings: OperationSettings;
+}
+
+export class OperationFunction extends ApiFunction {
+  readonly route: Route;
+
+  constructor(scope: Construct, id: string, props: OperationFunctionProps) {
+    const { route, stage, settings } = props;
+    super(scope, id, {
+      logRetention: props.logRetention,
+      logRemovalPolicy: props.logRemovalPolicy,
+      entry: path.join(PROJECT_ROOT, 'functions', `${route.handler}.ts`),
+      description: `Pet Store ${stage}: ${route.operationId} (${route.method} ${route.path})`,
+      environment: {
+        STAGE: stage,
+        BAN_SECONDS: String(settings.banSeconds),
+        PETS_DEPRECATED_AT: settings.deprecation.deprecatedAt,
+        PETS_SUNSET_AT: settings.deprecation.sunsetAt,
+        DOCS_URL: settings.deprecation.docsUrl,
+      },
+    });
+    this.route = route;
+    this.bindTables(route.tables, props.tables);
+  }
+
+  /** The route's method on `api` (behind the API's default authorizer), integrated with this function. */
+  addMethodTo(api: RestApi): Method {
+    const { route } = this;
+    // allowTestInvoke: false, so the only principal that may invoke an operation is this stage's API.
+    return api.root
+      .resourceForPath(route.path)
+      .addMethod(route.method, new LambdaIntegration(this, { allowTestInvoke: false }), { operationName: route.operationId });
+  }
+}
