@@ -4,7 +4,7 @@
  */
 import { App, type AppProps, Aspects } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { STACK_NAMES, STAGES, type Stage } from '../lib/stacks.js';
+import { STACK_NAMES, type Stage } from '../lib/stacks.js';
 import { deploymentEnv, stageSettings } from './config.js';
 import { PetStoreStack } from './pet-store-stack.js';
 
@@ -18,7 +18,7 @@ export function buildApp(props?: AppProps): PetStoreApp {
   const context = (key: string) => app.node.tryGetContext(key);
   const env = deploymentEnv(context);
   const stack = (stage: Stage) => new PetStoreStack(app, STACK_NAMES[stage], { stage, settings: stageSettings(stage, context), env });
-  // Staging first, as STAGES lists them; the type wants one entry per Stage.
+  // Staging first, as lib/stacks.ts lists the stages; the type wants one entry per Stage.
   const stacks: Record<Stage, PetStoreStack> = { staging: stack('staging'), production: stack('production') };
   // cdk-nag 2.x is an Aspect, not a policy-validation plugin (it has no IPolicyValidationPlugin), so it is added
   // here; aws-cdk-lib's own CloudFormation validation runs as a plugin at synth (see cdk.json's feature flag).

@@ -26,10 +26,17 @@ const metricsEnabled = () => {
   return enabled;
 };
 
-const metrics = new Metrics({ logger: log });
-// Powertools adds `service` to every dimension set; the namespace already names the environment, and a third
-// dimension would only lengthen every SEARCH schema.
-metrics.clearDefaultDimensions();
+let instance: Metrics | undefined;
+/** Built on first use (the namespace is read from the environment then), not at import. */
+function metricsOf(): Metrics {
+  if (!instance) {
+    instance = new Metrics({ logger: log });
+    // Powertools adds `service` to every dimension set; the namespace already names the environment, and a third
+    // dimension would only lengthen every SEARCH schema.
+    instance.clearDefaultDimensions();
+  }
+  return instance;
+}
 
 /**
  * Writes one EMF line for one decision. Synchronous from the first dimension to the publish, so requests that
@@ -37,6 +44,7 @@ metrics.clearDefaultDimensions();
  */
 export function recordDecision(operationId: string, caller: Pick<AuthContext, 'plan' | 'customerId' | 'keyId'>, outcome: Outcome): void {
   if (!metricsEnabled()) return;
+  const metrics = metricsOf();
   metrics.addDimension('operation', operationId);
   metrics.addDimension('plan', caller.plan);
   metrics.addMetadata('customerId', caller.customerId);

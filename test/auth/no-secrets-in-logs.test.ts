@@ -3,17 +3,15 @@
  * are accepted, refused, revoked and rate limited is captured and searched, the metrics' EMF lines included. Nor
  * does any error body: every refusal's answer is searched the same way.
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKey, hashKey } from '../../lib/auth/keys.js';
 import { log, setLogSink } from '../../lib/log.js';
 import { addKey, makeCustomer, testAuthStore } from '../support/customers.js';
 import { useGateway } from '../support/http.js';
 
-// Before any import: lib/metrics.ts decides at load whether to write EMF lines (off in tests unless asked).
-vi.hoisted(() => {
-  process.env.POWERTOOLS_METRICS_DISABLED = 'false';
-  process.env.POWERTOOLS_METRICS_NAMESPACE = 'PetStore/test';
-});
+// lib/metrics.ts decides on first use whether to write EMF lines (off in tests unless asked), and reads its namespace then.
+process.env.POWERTOOLS_METRICS_DISABLED = 'false';
+process.env.POWERTOOLS_METRICS_NAMESPACE = 'PetStore/test';
 
 const lines: string[] = [];
 const originalWrite = process.stdout.write.bind(process.stdout);

@@ -12,11 +12,9 @@ import { resetClock, setClock } from '../../lib/clock.js';
 import { DECISION_DIMENSIONS, DECISION_METRICS } from '../../lib/metric-names.js';
 import { invoke, proxyEvent } from '../support/events.js';
 
-// Off the Lambda runtime metrics are off unless asked for; lib/metrics.ts reads this when it loads.
-vi.hoisted(() => {
-  process.env.POWERTOOLS_METRICS_DISABLED = 'false';
-  process.env.POWERTOOLS_METRICS_NAMESPACE = 'PetStore/test';
-});
+// lib/metrics.ts decides on first use whether to write EMF lines (off in tests unless asked), and reads its namespace then.
+process.env.POWERTOOLS_METRICS_DISABLED = 'false';
+process.env.POWERTOOLS_METRICS_NAMESPACE = 'PetStore/test';
 
 type Emf = {
   _aws: {
