@@ -35,6 +35,9 @@ export const EnvSchema = v.object({
   PETS_SUNSET_AT: v.optional(isoDate),
 });
 export type Env = v.InferOutput<typeof EnvSchema>;
+/** The names of the functions' variables: the CDK stack sets them by these names, checked by the compiler. */
+export type EnvVariable = keyof typeof EnvSchema.entries;
+export type FunctionEnvironment = Partial<Record<EnvVariable, string>>;
 
 function parse<T extends v.GenericSchema>(schema: T, source: Record<string, string | undefined>, what: string): v.InferOutput<T> {
   const result = v.safeParse(schema, source);

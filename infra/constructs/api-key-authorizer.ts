@@ -8,6 +8,7 @@ import { Duration } from 'aws-cdk-lib';
 import { IdentitySource, RequestAuthorizer } from 'aws-cdk-lib/aws-apigateway';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
+import type { FunctionEnvironment } from '../../lib/config.js';
 import type { TableId } from '../../lib/dynamo/tables.js';
 import { FUNCTION_SETTINGS } from '../../lib/function-settings.js';
 import type { Stage } from '../../lib/stacks.js';
@@ -42,7 +43,7 @@ export class ApiKeyAuthorizer extends RequestAuthorizer {
       logRemovalPolicy: props.logRemovalPolicy,
       entry: path.join(PROJECT_ROOT, 'functions', 'authorizer.ts'),
       description: `Pet Store ${stage}: checks the API key of every request`,
-      environment: { STAGE: stage },
+      environment: { STAGE: stage } satisfies FunctionEnvironment,
       // Every uncached request waits for it: room for the DynamoDB client's retries, yet a hung call fails fast.
       timeout: Duration.seconds(FUNCTION_SETTINGS.authorizerTimeoutSeconds),
     });

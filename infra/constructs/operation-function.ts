@@ -6,6 +6,7 @@ import path from 'node:path';
 import { LambdaIntegration, type Method, type RestApi } from 'aws-cdk-lib/aws-apigateway';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
+import type { FunctionEnvironment } from '../../lib/config.js';
 import type { TableId } from '../../lib/dynamo/tables.js';
 import type { Route } from '../../lib/routes.js';
 import type { Stage } from '../../lib/stacks.js';
@@ -43,7 +44,7 @@ export class OperationFunction extends ApiFunction {
         PETS_DEPRECATED_AT: settings.deprecation.deprecatedAt,
         PETS_SUNSET_AT: settings.deprecation.sunsetAt,
         DOCS_URL: settings.deprecation.docsUrl,
-      },
+      } satisfies FunctionEnvironment,
     });
     this.route = route;
     this.bindTables(route.tables, props.tables);
