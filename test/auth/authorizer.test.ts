@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/authorizer.js';
 import { generateKey } from '../../lib/auth/keys.js';
 import { resetClock, setClock } from '../../lib/clock.js';
-import { dynamo } from '../../lib/dynamo/client.js';
+import { authorizerDynamo } from '../../lib/dynamo/authorizer-client.js';
 import { addKey, makeCustomer, type TestCustomer, testAuthStore } from '../support/customers.js';
 import { useGateway } from '../support/http.js';
 
@@ -80,7 +80,7 @@ describe('authorizer: Deny, with a reason the caller can act on', () => {
 describe('authorizer: no DynamoDB read for what the key itself gives away', () => {
   it('refuses a bad scheme, a malformed key, a bad checksum and the other environment with zero calls', async () => {
     let calls = 0;
-    dynamo.middlewareStack.add(
+    authorizerDynamo.middlewareStack.add(
       (next) => async (args) => {
         calls++;
         return next(args);
@@ -100,7 +100,7 @@ describe('authorizer: no DynamoDB read for what the key itself gives away', () =
       await authorize(`Bearer ${generateKey('production')}`);
       expect(calls).toBe(1); // an unknown key costs its one GetItem
     } finally {
-      dynamo.middlewareStack.remove('countCalls');
+      authorizerDynamo.middlewareStack.remove('countCalls');
     }
   });
 });
