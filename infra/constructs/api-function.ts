@@ -36,9 +36,9 @@ export interface ApiFunctionProps {
   /** @default 512 MB: enough CPU to load the bundled SDK quickly on a cold start, at a modest price per ms */
   readonly memorySize?: number;
   /**
-   * @default 15 seconds: above the DynamoDB client's worst case (3 attempts with a 3 s request timeout plus
-   * backoff), so a DynamoDB outage ends as the function's 503 rather than a Lambda timeout, and below API Gateway's
-   * 29 s integration limit.
+   * @default 15 seconds: the DynamoDB client's worst case for an operation fits in 70 % of it (the budget in
+   * lib/dynamo/budget.ts, checked by a test), so a DynamoDB outage ends as the function's 503 rather than a Lambda
+   * timeout; and below API Gateway's 29 s integration limit.
    */
   readonly timeout?: Duration;
   readonly description?: string;
