@@ -124,6 +124,24 @@ function effectFor(result: APIGatewayAuthorizerResult, arn: string): 'Allow' | '
   return allowed ? 'Allow' : 'Deny';
 }
 
+/** The REQUEST authorizer's input for a request, as API Gateway builds it from the method request. */
+export function authorizerEventFor(event: APIGatewayProxyEvent): APIGatewayRequestAuthorizerEvent {
+  return {
+    type: 'REQUEST',
+    methodArn: methodArn(event.httpMethod, event.resource),
+    resource: event.resource,
+    path: event.path,
+    httpMethod: event.httpMethod,
+    headers: event.headers,
+    multiValueHeaders: event.multiValueHeaders,
+    pathParameters: event.pathParameters,
+    queryStringParameters: event.queryStringParameters,
+    multiValueQueryStringParameters: event.multiValueQueryStringParameters,
+    stageVariables: event.stageVariables,
+    requestContext: event.requestContext as APIGatewayRequestAuthorizerEvent['requestContext'],
+  };
+}
+
 export async function authorize(event: APIGatewayProxyEvent): Promise<AuthOutcome> {
   const header = Object.entries(event.headers).find(([name]) => name.toLowerCase() === 'authorization')?.[1];
   if (!header) return { allowed: false, response: 'UNAUTHORIZED' };
@@ -132,20 +150,7 @@ export async function authorize(event: APIGatewayProxyEvent): Promise<AuthOutcom
   const started = Date.now();
   let entry = cache.get(header);
   if (!entry || entry.expires <= Date.now()) {
-    const authorizerEvent: APIGatewayRequestAuthorizerEvent = {
-      type: 'REQUEST',
-      methodArn: arn,
-      resource: event.resource,
-      path: event.path,
-      httpMethod: event.httpMethod,
-      headers: event.headers,
-      multiValueHeaders: event.multiValueHeaders,
-      pathParameters: event.pathParameters,
-      queryStringParameters: event.queryStringParameters,
-      multiValueQueryStringParameters: event.multiValueQueryStringParameters,
-      stageVariables: event.stageVariables,
-      requestContext: event.requestContext as APIGatewayRequestAuthorizerEvent['requestContext'],
-    };
+    const authorizerEvent = authorizerEventFor(event);
     entry = {
       expires: Date.now() + ttlSeconds * 1000,
       result: loadAuthorizer().then((handler) => invokeAuthorizer(handler, authorizerEvent)),
