@@ -5,6 +5,7 @@
  * response a failed invocation gets, and the context handed on to the operation.
  */
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import * as v from 'valibot';
 import { FUNCTION_SETTINGS } from '../../lib/function-settings.js';
 import type { GatewayResponseType } from '../../lib/http/gateway-responses.js';
 import { log } from '../../lib/log.js';
@@ -32,10 +33,11 @@ export const AUTHORIZER_TIMEOUT_MS = FUNCTION_SETTINGS.authorizerTimeoutSeconds 
  * - "Gateway response types for API Gateway" (…/supported-gateway-response-types.html): UNAUTHORIZED (401) when the
  *   authorizer failed to authenticate the caller; AUTHORIZER_CONFIGURATION_ERROR (500) for failing to connect to
  *   the authorizer; AUTHORIZER_FAILURE (500) when it "failed to authenticate the caller".
- * The docs do not say which of the two 500 types an error gets; API Gateway reports a thrown error, a timeout and an
- * invalid output alike as AuthorizerConfigurationException (its x-amzn-ErrorType header and execution log, "Execution
- * failed due to configuration error: Authorizer error"), which is AUTHORIZER_CONFIGURATION_ERROR. Both 500 types are
- * mapped to 503 in lib/http/gateway-responses.ts, so either way the client gets SERVICE_UNAVAILABLE with Retry-After.
+ * The docs do not say which of the two 500 types these failures get. What API Gateway is observed to send (reported
+ * consistently outside AWS's docs) is the same for a thrown error, a timeout and an invalid output: a 500 with
+ * x-amzn-ErrorType: AuthorizerConfigurationException, logged as "Execution failed due to configuration error:
+ * Authorizer error", i.e. AUTHORIZER_CONFIGURATION_ERROR; that is what is modelled here. Both 500 types are mapped to
+ * 503 in lib/http/gateway-responses.ts, so either way the client gets SERVICE_UNAVAILABLE with Retry-After.
  */
 export class AuthorizerInvocationError extends Error {
   constructor(
@@ -48,14 +50,15 @@ export class AuthorizerInvocationError extends Error {
   }
 }
 
-const isContextValue = (value: unknown) => ['string', 'number', 'boolean'].includes(typeof value);
+/** What API Gateway can use: principalId, a policy document with a list of statements, flat context values. */
+const AuthorizerOutput = v.looseObject({
+  principalId: v.string(),
+  policyDocument: v.looseObject({ Statement: v.array(v.unknown()) }),
+  context: v.nullish(v.record(v.string(), v.union([v.string(), v.number(), v.boolean()]))),
+});
 
-/** Whether API Gateway can use an output: principalId, a policy document with a list of statements, flat context. */
 function isValidOutput(output: unknown): output is APIGatewayAuthorizerResult {
-  if (typeof output !== 'object' || output === null) return false;
-  const { principalId, policyDocument, context } = output as Partial<APIGatewayAuthorizerResult>;
-  if (typeof principalId !== 'string' || !Array.isArray(policyDocument?.Statement)) return false;
-  return context === undefined || context === null || Object.values(context).every(isContextValue);
+  return v.is(AuthorizerOutput, output);
 }
 
 /**
@@ -85,6 +88,7 @@ export async function invokeAuthorizer(
   if (!isValidOutput(output)) throw new AuthorizerInvocationError('AUTHORIZER_CONFIGURATION_ERROR', 'invalid-output');
   return output;
 }
+
 /**
  * Cached results, by header value. The entry holds the invocation's promise, so requests that arrive while the
  * first one is being authorized wait for it instead of invoking again (only when caching is on).

@@ -56,7 +56,7 @@ export const GATEWAY_RESPONSES = {
   /**
    * The authorizer could not decide: it threw (DynamoDB unreachable), timed out, or returned no valid policy.
    * Retryable, unlike a refused key. API Gateway answers all of these with AUTHORIZER_CONFIGURATION_ERROR (a 500 by
-   * default); see infra/local/authorizer.ts for the documentation it models.
+   * default); infra/local/authorizer.ts cites what AWS documents and models it.
    */
   AUTHORIZER_CONFIGURATION_ERROR: AUTHORIZER_UNAVAILABLE,
   /** AWS documents this type for an authorizer that "failed to authenticate the caller"; mapped the same in case. */
