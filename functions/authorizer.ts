@@ -7,10 +7,10 @@ import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } fro
 import { decide, toPolicy } from '../lib/auth/authorize.js';
 import { authStore } from '../lib/auth/store.js';
 import { config, tableName } from '../lib/config.js';
-import { documentClient } from '../lib/dynamo/client.js';
+import { authorizerDocumentClient } from '../lib/dynamo/client.js';
 import { log, logContext } from '../lib/log.js';
 
-const store = authStore(documentClient(), { keys: tableName('KEYS_TABLE'), customers: tableName('CUSTOMERS_TABLE') });
+const store = authStore(authorizerDocumentClient(), { keys: tableName('KEYS_TABLE'), customers: tableName('CUSTOMERS_TABLE') });
 
 function authorizationHeader(headers: APIGatewayRequestAuthorizerEvent['headers']): string | undefined {
   for (const [name, value] of Object.entries(headers ?? {})) {

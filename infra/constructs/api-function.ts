@@ -48,9 +48,9 @@ export interface ApiFunctionProps extends FunctionLogProps {
   /** @default FUNCTION_SETTINGS.memoryMb (lib/function-settings.ts) */
   readonly memorySize?: number;
   /**
-   * @default FUNCTION_SETTINGS.operationTimeoutSeconds (lib/function-settings.ts): long enough for the DynamoDB
-   * client's worst case, so a DynamoDB outage ends as the function's 503 rather than a Lambda timeout, and below API
-   * Gateway's 29 s integration limit.
+   * @default FUNCTION_SETTINGS.operationTimeoutSeconds (lib/function-settings.ts): the DynamoDB client's worst case for an operation fits in 70 % of it (the budget in
+   * lib/dynamo/budget.ts, checked by a test), so a DynamoDB outage ends as the function's 503 rather than a Lambda
+   * timeout; and below API Gateway's 29 s integration limit.
    */
   readonly timeout?: Duration;
   readonly description?: string;

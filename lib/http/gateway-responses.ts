@@ -6,6 +6,7 @@
  * No customer is known when the gateway answers, so no plan window applies: the X-RateLimit headers say 0/0/0,
  * meaning "no quota is being spent and there is no window to wait for" (see README, "Rate-limit headers").
  */
+import { UNAVAILABLE_RETRY_AFTER } from '../dynamo/outage.js';
 import type { ErrorCode } from './errors.js';
 
 export const GATEWAY_RATE_LIMIT_HEADERS: Readonly<Record<string, string>> = {
@@ -20,6 +21,14 @@ export interface GatewayResponseSpec {
   message: string;
   headers?: Record<string, string>;
 }
+
+/** The authorizer failed rather than refused: 503 with Retry-After, as for an unreachable DynamoDB behind an operation. */
+const AUTHORIZER_UNAVAILABLE = {
+  status: 503,
+  code: 'SERVICE_UNAVAILABLE',
+  message: 'The service is temporarily unavailable; retry after the time in Retry-After',
+  headers: { 'Retry-After': UNAVAILABLE_RETRY_AFTER },
+} as const satisfies GatewayResponseSpec;
 
 /** Keyed by API Gateway's ResponseType names. */
 export const GATEWAY_RESPONSES = {
@@ -44,13 +53,14 @@ export const GATEWAY_RESPONSES = {
     code: 'UNAUTHORIZED',
     message: 'The API key was refused',
   },
-  /** The authorizer could not decide (DynamoDB unreachable): retryable, unlike a refused key. */
-  AUTHORIZER_FAILURE: {
-    status: 503,
-    code: 'SERVICE_UNAVAILABLE',
-    message: 'The service is temporarily unavailable; retry after the time in Retry-After',
-    headers: { 'Retry-After': '2' },
-  },
+  /**
+   * The authorizer could not decide: it threw (DynamoDB unreachable), timed out, or returned no valid policy.
+   * Retryable, unlike a refused key. API Gateway answers all of these with AUTHORIZER_CONFIGURATION_ERROR (a 500 by
+   * default); infra/local/authorizer.ts cites what AWS documents and models it.
+   */
+  AUTHORIZER_CONFIGURATION_ERROR: AUTHORIZER_UNAVAILABLE,
+  /** AWS documents this type for an authorizer that "failed to authenticate the caller"; mapped the same in case. */
+  AUTHORIZER_FAILURE: AUTHORIZER_UNAVAILABLE,
   REQUEST_TOO_LARGE: {
     status: 413,
     code: 'PAYLOAD_TOO_LARGE',

@@ -8,7 +8,7 @@ import { handler } from '../../functions/authorizer.js';
 import { authorizerEvent, lambdaContext, proxyEvent } from '../../infra/local/events.js';
 import { generateKey } from '../../lib/auth/keys.js';
 import { resetClock, setClock } from '../../lib/clock.js';
-import { dynamoClient } from '../../lib/dynamo/client.js';
+import { authorizerDynamoClient } from '../../lib/dynamo/client.js';
 import { addKey, makeCustomer, type TestCustomer, testAuthStore } from '../support/customers.js';
 import { useGateway } from '../support/http.js';
 
@@ -76,7 +76,7 @@ describe('authorizer: Deny, with a reason the caller can act on', () => {
 describe('authorizer: no DynamoDB read for what the key itself gives away', () => {
   it('refuses a bad scheme, a malformed key, a bad checksum and the other environment with zero calls', async () => {
     let calls = 0;
-    dynamoClient().middlewareStack.add(
+    authorizerDynamoClient().middlewareStack.add(
       (next) => async (args) => {
         calls++;
         return next(args);
@@ -96,7 +96,7 @@ describe('authorizer: no DynamoDB read for what the key itself gives away', () =
       await authorize(`Bearer ${generateKey('production')}`);
       expect(calls).toBe(1); // an unknown key costs its one GetItem
     } finally {
-      dynamoClient().middlewareStack.remove('countCalls');
+      authorizerDynamoClient().middlewareStack.remove('countCalls');
     }
   });
 });

@@ -7,7 +7,7 @@
 import { ProvisionedThroughputExceededException, ThrottlingException } from '@aws-sdk/client-dynamodb';
 import type { FinalizeHandlerArguments, HandlerExecutionContext } from '@smithy/types';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { dynamoClient } from '../../lib/dynamo/client.js';
+import { authorizerDynamoClient, dynamoClient } from '../../lib/dynamo/client.js';
 import { setLogSink } from '../../lib/log.js';
 import { categoryIntegrity } from '../support/category-integrity.js';
 import { contractViolations } from '../support/contract-answer.js';
@@ -15,6 +15,7 @@ import { testDb } from '../support/customers.js';
 import { useGateway } from '../support/http.js';
 
 const { call } = useGateway();
+const clients = [dynamoClient(), authorizerDynamoClient()];
 const json = { 'Content-Type': 'application/json' };
 const table = () => categoryIntegrity(testDb, process.env.CATEGORIES_TABLE as string);
 
@@ -43,38 +44,41 @@ const logged: string[] = [];
 
 beforeAll(() => {
   setLogSink((line) => logged.push(line));
-  // Innermost, below the retry middleware: runs once per attempt, before anything goes on the wire.
-  dynamoClient().middlewareStack.add(
-    (next, context) => async (args) => {
-      const command = context.commandName ?? '';
-      if (!throttle.commands.has(command)) return next(args);
-      const attempt = (attemptsOf.get(context) ?? 0) + 1;
-      attemptsOf.set(context, attempt);
-      if (attempt <= throttle.attempts) throw throttlingError(command, attempt);
-      return next(args);
-    },
-    { step: 'deserialize', priority: 'high', name: 'injectThrottling' },
-  );
-  // Outermost: once per send, reads the SDK's own account of attempts and backoff.
-  dynamoClient().middlewareStack.add(
-    (next, context) => async (args) => {
-      const command = context.commandName ?? '';
-      if (!throttle.commands.has(command)) return next(args as FinalizeHandlerArguments<object>);
-      try {
-        const result = await next(args);
-        const { attempts = 0, totalRetryDelay = 0 } = (result.output as { $metadata: { attempts?: number; totalRetryDelay?: number } })
-          .$metadata;
-        sends.push({ command, attempts, totalRetryDelay, succeeded: true });
-        return result;
-      } catch (error) {
-        const { attempts = 0, totalRetryDelay = 0 } =
-          (error as { $metadata?: { attempts?: number; totalRetryDelay?: number } }).$metadata ?? {};
-        sends.push({ command, attempts, totalRetryDelay, succeeded: false });
-        throw error;
-      }
-    },
-    { step: 'initialize', name: 'recordRetries' },
-  );
+  // Both clients: the operations' and the authorizer's (its key lookup is one of the throttled calls).
+  for (const client of clients) {
+    // Innermost, below the retry middleware: runs once per attempt, before anything goes on the wire.
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const command = context.commandName ?? '';
+        if (!throttle.commands.has(command)) return next(args);
+        const attempt = (attemptsOf.get(context) ?? 0) + 1;
+        attemptsOf.set(context, attempt);
+        if (attempt <= throttle.attempts) throw throttlingError(command, attempt);
+        return next(args);
+      },
+      { step: 'deserialize', priority: 'high', name: 'injectThrottling' },
+    );
+    // Outermost: once per send, reads the SDK's own account of attempts and backoff.
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const command = context.commandName ?? '';
+        if (!throttle.commands.has(command)) return next(args as FinalizeHandlerArguments<object>);
+        try {
+          const result = await next(args);
+          const { attempts = 0, totalRetryDelay = 0 } = (result.output as { $metadata: { attempts?: number; totalRetryDelay?: number } })
+            .$metadata;
+          sends.push({ command, attempts, totalRetryDelay, succeeded: true });
+          return result;
+        } catch (error) {
+          const { attempts = 0, totalRetryDelay = 0 } =
+            (error as { $metadata?: { attempts?: number; totalRetryDelay?: number } }).$metadata ?? {};
+          sends.push({ command, attempts, totalRetryDelay, succeeded: false });
+          throw error;
+        }
+      },
+      { step: 'initialize', name: 'recordRetries' },
+    );
+  }
 });
 afterEach(() => {
   throttle.commands.clear();
@@ -83,8 +87,10 @@ afterEach(() => {
 });
 afterAll(() => {
   setLogSink((line) => process.stdout.write(`${line}\n`));
-  dynamoClient().middlewareStack.remove('injectThrottling');
-  dynamoClient().middlewareStack.remove('recordRetries');
+  for (const client of clients) {
+    client.middlewareStack.remove('injectThrottling');
+    client.middlewareStack.remove('recordRetries');
+  }
 });
 
 describe('throttling that clears within the SDK attempts', () => {

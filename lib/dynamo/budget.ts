@@ -1,0 +1,69 @@
+/**
+ * The DynamoDB client's time budget, defined once per kind of function: how many attempts, how long each attempt
+ * may take to connect and to be answered, and the longest wait between attempts. A DynamoDB that accepts
+ * connections and never answers must make the function give up well inside its Lambda timeout, so that the
+ * client gets the contract's 503 with Retry-After rather than API Gateway's 5xx for a function Lambda killed.
+ *
+ * The worst case counts every attempt as connection timeout plus request timeout. In @smithy/node-http-handler the
+ * request timer already runs from the start of the attempt, connection included, so this over-counts: headroom.
+ */
+import { FUNCTION_SETTINGS } from '../function-settings.js';
+
+export interface DynamoBudget {
+  /** Attempts per DynamoDB call, the first included. */
+  readonly attempts: number;
+  /** From the start of an attempt until the TCP connection is up (DNS included). */
+  readonly connectionTimeoutMs: number;
+  /** From the start of an attempt until DynamoDB's answer arrives. */
+  readonly requestTimeoutMs: number;
+  /** The longest wait before a retry (lib/dynamo/retry-strategy.ts caps the SDK's backoff with it). */
+  readonly maxBackoffMs: number;
+}
+
+export type FunctionKind = 'operation' | 'authorizer';
+
+/** The share of a function's Lambda timeout its DynamoDB calls may use at worst; the rest is for everything else. */
+export const BUDGET_SHARE_OF_TIMEOUT = 0.7;
+
+/**
+ * As deployed. An in-region DynamoDB call takes milliseconds and a new connection well under 100 ms: the timeouts
+ * only decide how soon an attempt that will never be answered is abandoned. The authorizer gets a shorter request
+ * timeout because every uncached request waits for it and its GetItems are the cheapest calls we make.
+ */
+export const DYNAMO_BUDGETS: Readonly<Record<FunctionKind, DynamoBudget>> = {
+  operation: { attempts: 3, connectionTimeoutMs: 500, requestTimeoutMs: 2_000, maxBackoffMs: 500 },
+  authorizer: { attempts: 3, connectionTimeoutMs: 500, requestTimeoutMs: 1_000, maxBackoffMs: 500 },
+};
+
+/** The Lambda timeout each kind of function is deployed with (lib/function-settings.ts). */
+export const LAMBDA_TIMEOUT_MS: Readonly<Record<FunctionKind, number>> = {
+  operation: FUNCTION_SETTINGS.operationTimeoutSeconds * 1000,
+  authorizer: FUNCTION_SETTINGS.authorizerTimeoutSeconds * 1000,
+};
+
+/** Every retry waits at most maxBackoffMs (full jitter below that), and there are attempts − 1 retries. */
+export function maxTotalBackoffMs(budget: DynamoBudget): number {
+  return (budget.attempts - 1) * budget.maxBackoffMs;
+}
+
+/** The longest one DynamoDB call can take before the client gives up with an error. */
+export function worstCaseWaitMs(budget: DynamoBudget): number {
+  return budget.attempts * (budget.connectionTimeoutMs + budget.requestTimeoutMs) + maxTotalBackoffMs(budget);
+}
+
+/** What the worst case may be for a kind of function: BUDGET_SHARE_OF_TIMEOUT of its Lambda timeout. */
+export function allowedWaitMs(kind: FunctionKind): number {
+  return LAMBDA_TIMEOUT_MS[kind] * BUDGET_SHARE_OF_TIMEOUT;
+}
+
+/**
+ * DynamoDB Local (a client built with an endpoint): the same attempts and backoff, longer timeouts. The connection
+ * timer also runs while a request waits for a free socket, and the local gateway queues many requests per process
+ * (a Lambda instance serves one at a time); DynamoDB Local, a JVM on a shared machine, answers a loaded test suite
+ * more slowly than DynamoDB does, and refuses at once when it is down, so waiting longer costs nothing there.
+ */
+export const LOCAL_TIMEOUTS = { connectionTimeoutMs: 10_000, requestTimeoutMs: 5_000 } as const;
+
+export function localBudget(budget: DynamoBudget): DynamoBudget {
+  return { ...budget, ...LOCAL_TIMEOUTS };
+}

@@ -1,0 +1,257 @@
+/**
+ * What is deployed, run on the Lambda runtime's Node.js major: the bundles `cdk synth` writes (esbuild's output in
+ * the cloud assembly's asset folders), each on a Node.js 24 binary (test/support/node24.ts) against DynamoDB Local.
+ * The authorizer bundle gets REQUEST events with real keys; every operation's bundle gets REST proxy events that
+ * carry the context the authorizer bundle returned, stringified as API Gateway passes it. Each function runs in a
+ * process of its own with exactly the environment its template gives it (table names mapped to this file's
+ * DynamoDB Local tables), as on Lambda. Every answer must keep the contract and match openapi.json.
+ *
+ * The production stack is synthesized in-process with bundling on for it alone (about 6 s; CDK's bundling-stacks
+ * context, as `cdk synth --exclusively` uses it): the staging functions are the same code with another STAGE.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import type { APIGatewayAuthorizerResult, APIGatewayProxyResult } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authorizerEvent, type ProxyEventInput } from '../../infra/local/events.js';
+import { generateKey } from '../../lib/auth/keys.js';
+import { ROUTES } from '../../lib/routes.js';
+import { STACK_NAMES } from '../../lib/stacks.js';
+import { synthApp } from '../infra/synth-app.js';
+import { type Answer, contractViolations } from '../support/contract-answer.js';
+import { makeCustomer, type TestCustomer } from '../support/customers.js';
+import { proxyEvent } from '../support/events.js';
+import { NODE24_VERSION, node24, node24Package } from '../support/node24.js';
+import { openApiProblems } from '../support/openapi-conformance.js';
+
+const RUNNER = fileURLToPath(new URL('./run-bundle.mjs', import.meta.url));
+const run = promisify(execFile);
+
+interface Resource {
+  Type: string;
+  Properties: Record<string, unknown>;
+}
+interface DeployedFunction {
+  /** The operationId, or "authorizer". */
+  name: string;
+  bundle: string;
+  environment: Record<string, string>;
+  timeoutSeconds: number;
+  memorySize: number;
+}
+
+/** Every function of the production template, with its bundle and its environment as Lambda would set it. */
+function deployedFunctions(): DeployedFunction[] {
+  const { assembly, artifact } = synthApp({ 'aws:cdk:bundling-stacks': [STACK_NAMES.production] });
+  const resources = Object.entries((artifact('production').template as { Resources: Record<string, Resource> }).Resources);
+  const referencing = (type: string, logicalId: string) =>
+    resources.filter(([, r]) => r.Type === type && JSON.stringify(r.Properties).includes(`"${logicalId}"`)).map(([, r]) => r);
+
+  return resources
+    .filter(([, r]) => r.Type === 'AWS::Lambda::Function')
+    .map(([logicalId, { Properties: props }]) => {
+      const method = referencing('AWS::ApiGateway::Method', logicalId)[0];
+      const name = referencing('AWS::ApiGateway::Authorizer', logicalId).length ? 'authorizer' : String(method?.Properties.OperationName);
+      const { S3Key } = props.Code as { S3Key: string };
+      const variables = (props.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
+      // Literal values as deployed; table names are references to the stack's tables: this file's local ones.
+      const environment = Object.fromEntries(
+        Object.entries(variables).map(([key, value]) => {
+          const local = typeof value === 'string' ? value : process.env[key];
+          if (local === undefined) throw new Error(`${name}: no local value for ${key} (${JSON.stringify(value)})`);
+          return [key, local];
+        }),
+      );
+      return {
+        name,
+        bundle: path.join(assembly.directory, `asset.${S3Key.replace(/\.zip$/, '')}`, 'index.mjs'),
+        environment,
+        timeoutSeconds: Number(props.Timeout),
+        memorySize: Number(props.MemorySize),
+      };
+    });
+}
+
+let node = '';
+let functions: DeployedFunction[] = [];
+let customer: TestCustomer;
+const work = mkdtempSync(path.join(tmpdir(), 'petstore-bundles-'));
+
+/** Runs one function's bundle on Node.js 24 with these events, in a fresh process: one cold start, then each event. */
+async function invokeBundle(name: string, events: unknown[]) {
+  const fn = functions.find((f) => f.name === name);
+  if (!fn) throw new Error(`no deployed function ${name}`);
+  const eventsFile = path.join(work, `${name}.events.json`);
+  const resultsFile = path.join(work, `${name}.results.json`);
+  writeFileSync(eventsFile, JSON.stringify(events));
+  await run(node, [RUNNER, fn.bundle, eventsFile, resultsFile], {
+    env: {
+      ...fn.environment,
+      DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT,
+      AWS_REGION: 'eu-west-1',
+      AWS_ACCESS_KEY_ID: 'bundle-test',
+      AWS_SECRET_ACCESS_KEY: 'bundle-test',
+      AWS_LAMBDA_FUNCTION_NAME: name,
+      AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(fn.memorySize),
+      LAMBDA_TIMEOUT_MS: String(fn.timeoutSeconds * 1000),
+      LOG_LEVEL: 'WARN',
+      TZ: 'UTC',
+    },
+    timeout: 120_000,
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  const { node: version, results } = JSON.parse(readFileSync(resultsFile, 'utf8')) as {
+    node: string;
+    results: { result?: unknown; error?: string }[];
+  };
+  expect(version, `${name} ran on`).toBe(`v${NODE24_VERSION}`);
+  return results.map(({ result, error }, i) => {
+    expect(error, `${name}, event ${i}`).toBeUndefined();
+    return result;
+  });
+}
+
+function answerOf(result: unknown): Answer {
+  const { statusCode, headers = {}, multiValueHeaders = {}, body = '' } = result as APIGatewayProxyResult;
+  const all = new Headers();
+  for (const [key, value] of Object.entries(headers)) all.set(key, String(value));
+  for (const [key, values] of Object.entries(multiValueHeaders)) for (const value of values) all.append(key, String(value));
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    parsed = undefined;
+  }
+  return { status: statusCode, headers: all, body: parsed, text: body };
+}
+
+const authorizerRequest = (authorization: string) => authorizerEvent(proxyEvent({ headers: { Authorization: authorization } }));
+
+/** The context of the authorizer bundle's Allow, as API Gateway hands it to a proxy integration: strings. */
+let authorizerContext: Record<string, string> | undefined;
+let created: { id: number; name: string } | undefined;
+
+type Case = { input: ProxyEventInput; check: (answer: Answer) => void };
+const json = { 'Content-Type': 'application/json' };
+
+/** What each operation is sent and must answer; a route without a case fails the coverage test below. */
+const OPERATION_CASES: Record<string, () => Case[]> = {
+  createCategory: () => {
+    const name = `Bundle ${Math.random().toString(36).slice(2, 10)}`;
+    return [
+      {
+        input: { method: 'POST', path: '/categories', body: JSON.stringify({ name }), headers: json },
+        check: (answer) => {
+          expect(answer.status).toBe(201);
+          expect(answer.body).toEqual({ id: expect.any(Number), name });
+          created = answer.body as typeof created;
+        },
+      },
+      {
+        input: { method: 'POST', path: '/categories', body: JSON.stringify({ name }), headers: json },
+        check: (answer) => expect(answer.body).toMatchObject({ code: 'CATEGORY_EXISTS', status: 409 }),
+      },
+      {
+        input: { method: 'POST', path: '/categories', body: '{"name":', headers: json },
+        check: (answer) => expect(answer.body).toMatchObject({ code: 'MALFORMED_JSON', status: 400 }),
+      },
+    ];
+  },
+  listCategories: () => [
+    {
+      input: { method: 'GET', path: '/categories' },
+      check: (answer) => {
+        expect(answer.status).toBe(200);
+        expect(answer.body).toContainEqual(created);
+      },
+    },
+  ],
+  getRateLimitStatus: () => [
+    {
+      input: { method: 'GET', path: '/rate-limit' },
+      check: (answer) => {
+        expect(answer.status).toBe(200);
+        expect(answer.body).toMatchObject({ customerId: customer.customerId, plan: 'pro' });
+      },
+    },
+  ],
+  getPetById: () => [
+    {
+      input: { method: 'GET', path: '/pets/1', resource: '/pets/{petId}', pathParameters: { petId: '1' } },
+      check: (answer) => {
+        const sunset = Date.parse(functions.find((f) => f.name === 'getPetById')?.environment.PETS_SUNSET_AT ?? '');
+        expect(answer.status).toBe(Date.now() < sunset ? 501 : 410);
+        expect(answer.headers.get('deprecation')).toMatch(/^@\d+$/);
+        expect(answer.headers.get('sunset')).toBeTruthy();
+      },
+    },
+  ],
+  listStoreOrders: () => [
+    {
+      input: { method: 'GET', path: '/store/orders' },
+      check: (answer) => {
+        expect(answer.body).toMatchObject({ code: 'NOT_IMPLEMENTED', status: 501 });
+        expect(answer.headers.get('x-api-stability')).toBe('beta');
+      },
+    },
+  ],
+};
+
+describe.skipIf(!node24Package())(`the synthesized bundles on Node.js ${NODE24_VERSION} against DynamoDB Local`, () => {
+  beforeAll(async () => {
+    // The download runs in a child process while the synth keeps this one busy.
+    const binary = node24();
+    functions = deployedFunctions();
+    [node, customer] = await Promise.all([binary, makeCustomer('pro')]);
+  }, 300_000);
+
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  it('the production stack deploys one bundle per route and the authorizer, and each case here covers one', () => {
+    const expected = [...ROUTES.map((r) => r.operationId), 'authorizer'].sort();
+    expect(functions.map((f) => f.name).sort()).toEqual(expected);
+    expect(Object.keys(OPERATION_CASES).sort()).toEqual(ROUTES.map((r) => r.operationId).sort());
+  });
+
+  it('authorizer: Allow with the customer, plan and limits for a key; Deny with the reason for others', async () => {
+    const [allow, unknown, staging] = (await invokeBundle('authorizer', [
+      authorizerRequest(customer.authorization),
+      authorizerRequest(`Bearer ${generateKey('production')}`),
+      authorizerRequest(`Bearer ${generateKey('staging')}`),
+    ])) as APIGatewayAuthorizerResult[];
+
+    expect(allow?.policyDocument.Statement[0]).toMatchObject({ Effect: 'Allow', Resource: expect.stringMatching(/\/v1\/\*\/\*$/) });
+    expect(allow?.principalId).toBe(customer.customerId);
+    expect(allow?.context).toEqual({ customerId: customer.customerId, keyId: customer.keyId, plan: 'pro', perMinute: 300, perDay: 10_000 });
+    expect(unknown?.policyDocument.Statement[0]?.Effect).toBe('Deny');
+    expect(unknown?.context).toMatchObject({ reason: 'unknown' });
+    expect(staging?.context).toMatchObject({ reason: 'other-environment' });
+
+    authorizerContext = Object.fromEntries(
+      Object.entries({ principalId: allow?.principalId, ...allow?.context }).map(([key, value]) => [key, String(value)]),
+    );
+  });
+
+  // In order: the create's category must be in the list.
+  it.each(['createCategory', 'listCategories', 'getRateLimitStatus', 'getPetById', 'listStoreOrders'])(
+    '%s answers as the contract and openapi.json say',
+    async (operationId) => {
+      expect(authorizerContext, 'the authorizer bundle ran first').toBeDefined();
+      const cases = (OPERATION_CASES[operationId] as () => Case[])();
+      const results = await invokeBundle(
+        operationId,
+        cases.map(({ input }) => proxyEvent({ ...input, authorizer: authorizerContext })),
+      );
+      for (const [i, { input, check }] of cases.entries()) {
+        const answer = answerOf(results[i]);
+        expect(contractViolations(answer), `${operationId} #${i}: ${answer.text}`).toEqual([]);
+        expect(await openApiProblems(input.method ?? 'GET', input.path ?? '/', answer), `${operationId} #${i}`).toEqual([]);
+        check(answer);
+      }
+    },
+  );
+});
