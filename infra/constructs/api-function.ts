@@ -31,7 +31,8 @@ export const BUNDLE_TARGET = LAMBDA_RUNTIME.name.replace(/^nodejs(\d+)\.x$/, 'no
  * esbuild's ESM output has no `require`, yet some CommonJS dependencies inside the bundle (parts of the AWS SDK's
  * dependency tree) call it; this shim gives them one.
  */
-const ESM_REQUIRE_BANNER = "import { createRequire as __createRequire } from 'module'; const require = __createRequire(import.meta.url);";
+export const ESM_REQUIRE_BANNER =
+  "import { createRequire as __createRequire } from 'module'; const require = __createRequire(import.meta.url);";
 
 /** Where a function's log lines go and how long they stay: the same for every function of a stage. */
 export interface FunctionLogProps {

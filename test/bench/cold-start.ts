@@ -1,13 +1,17 @@
 /**
- * Cold start of each function from the exact bundles `cdk synth` writes to cdk.out, beside a reference bundle of
- * the same code built with NodejsFunction's defaults (CommonJS, main fields "main" first, the AWS SDK left to the
- * runtime): bundle bytes and the median time for a fresh Node process to import the bundle and answer its first
- * invocation, DynamoDB Local behind it.
+ * Cold start of each function from the exact bundles `cdk synth` writes to cdk.out, beside two references measured
+ * in the same loop: the same code built with NodejsFunction's defaults (CommonJS, main fields "main" first, the AWS
+ * SDK left to the runtime), and the least any of our functions can load, a bundle that only imports the DynamoDB
+ * document client and makes one GetItem, built with our bundling options. Bundle bytes and the median time for a
+ * fresh Node.js 24 process (Lambda's major version) to import the bundle and answer its first invocation, DynamoDB
+ * Local behind it.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
+import { BUNDLE_TARGET, ESM_REQUIRE_BANNER, LAZY_CREDENTIAL_PROVIDERS } from '../../infra/constructs/api-function.js';
+import { node24 } from '../support/node24.js';
 import { percentile } from './dynamo-meter.js';
 
 export interface ColdStart {
@@ -17,6 +21,10 @@ export interface ColdStart {
   medianMs: number;
   referenceMedianMs: number;
   ratio: number;
+  /** The GetItem-only bundle, measured in the same loop. */
+  minimalBytes: number;
+  minimalMedianMs: number;
+  minimalRatio: number;
   runs: number;
 }
 
@@ -25,10 +33,9 @@ const ROOT = resolve(import.meta.dirname, '../..');
 /** Function name (file in functions/) → its asset folder in cdk.out, read from the synthesized template. */
 export function synthesizedBundles(): Map<string, string> {
   const templatePath = join(ROOT, 'cdk.out/PetStore-Production.template.json');
-  if (!existsSync(templatePath)) {
-    console.log('cdk.out is missing: running `npm run synth` (bundles every function with esbuild)…');
-    execFileSync('npx', ['cdk', 'synth', '--quiet'], { cwd: ROOT, stdio: 'inherit' });
-  }
+  // Always anew: a cdk.out left from an older checkout would measure old bundles.
+  console.log('running `npm run synth` (bundles every function with esbuild)…');
+  execFileSync('npx', ['cdk', 'synth', '--quiet'], { cwd: ROOT, stdio: 'inherit' });
   const template = JSON.parse(readFileSync(templatePath, 'utf8')) as {
     Resources: Record<string, { Type: string; Metadata?: Record<string, string>; Properties: { Tags?: { Key: string; Value: string }[] } }>;
   };
@@ -60,6 +67,37 @@ async function referenceBundle(fn: string): Promise<string> {
   return outfile;
 }
 
+/** Imports the document client and makes one GetItem: what every function of ours loads at the least. */
+const MINIMAL_SOURCE = `
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+const db = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }));
+export const handler = async () => {
+  await db.send(new GetCommand({ TableName: process.env.COUNTERS_TABLE, Key: { customerId: 'bench-minimal' } }));
+  return { statusCode: 200 };
+};
+`;
+
+async function minimalBundle(): Promise<string> {
+  const outdir = join(ROOT, '.bench/minimal');
+  mkdirSync(outdir, { recursive: true });
+  const outfile = join(outdir, 'index.mjs');
+  await build({
+    stdin: { contents: MINIMAL_SOURCE, resolveDir: ROOT, loader: 'ts' },
+    outfile,
+    bundle: true,
+    platform: 'node',
+    target: BUNDLE_TARGET,
+    format: 'esm',
+    mainFields: ['module', 'main'],
+    minify: true,
+    external: [...LAZY_CREDENTIAL_PROVIDERS],
+    banner: { js: ESM_REQUIRE_BANNER },
+    logLevel: 'error',
+  });
+  return outfile;
+}
+
 const CHILD = `
 const started = performance.now();
 const mod = await import(process.env.BENCH_BUNDLE);
@@ -69,8 +107,8 @@ const ms = performance.now() - started;
 process.stdout.write(JSON.stringify({ ms, status: result?.statusCode ?? result?.policyDocument?.Statement?.[0]?.Effect }));
 `;
 
-function coldRun(bundle: string, event: unknown, env: Record<string, string>): { ms: number; status: unknown } {
-  const out = execFileSync(process.execPath, ['--input-type=module', '-e', CHILD], {
+function coldRun(node: string, bundle: string, event: unknown, env: Record<string, string>): { ms: number; status: unknown } {
+  const out = execFileSync(node, ['--input-type=module', '-e', CHILD], {
     env: { ...process.env, ...env, BENCH_BUNDLE: bundle, BENCH_EVENT: JSON.stringify(event), LOG_LEVEL: 'WARN' },
     encoding: 'utf8',
   });
@@ -79,6 +117,8 @@ function coldRun(bundle: string, event: unknown, env: Record<string, string>): {
 
 export async function coldStarts(events: Record<string, () => unknown>, env: Record<string, string>, runs: number): Promise<ColdStart[]> {
   const bundles = synthesizedBundles();
+  const node = await node24();
+  const minimal = await minimalBundle();
   const results: ColdStart[] = [];
   for (const [fn, bundle] of bundles) {
     const event = events[fn];
@@ -86,16 +126,21 @@ export async function coldStarts(events: Record<string, () => unknown>, env: Rec
     const reference = await referenceBundle(fn);
     const times: number[] = [];
     const referenceTimes: number[] = [];
-    // Alternate the two so that drift on a shared machine hits both alike.
+    const minimalTimes: number[] = [];
+    // Alternate the three so that drift on a shared machine hits all alike.
     for (let i = 0; i < runs; i++) {
-      const a = coldRun(bundle, event(), env);
-      const b = coldRun(reference, event(), env);
+      const a = coldRun(node, bundle, event(), env);
+      const b = coldRun(node, reference, event(), env);
       if (a.status !== b.status) throw new Error(`${fn}: the bundle answered ${a.status}, the reference ${b.status}`);
+      const c = coldRun(node, minimal, {}, env);
+      if (c.status !== 200) throw new Error(`the GetItem-only reference answered ${c.status}`);
       times.push(a.ms);
       referenceTimes.push(b.ms);
+      minimalTimes.push(c.ms);
     }
     const medianMs = percentile(times, 50);
     const referenceMedianMs = percentile(referenceTimes, 50);
+    const minimalMedianMs = percentile(minimalTimes, 50);
     results.push({
       fn,
       bundleBytes: statSync(bundle).size,
@@ -103,6 +148,9 @@ export async function coldStarts(events: Record<string, () => unknown>, env: Rec
       medianMs,
       referenceMedianMs,
       ratio: medianMs / referenceMedianMs,
+      minimalBytes: statSync(minimal).size,
+      minimalMedianMs,
+      minimalRatio: medianMs / minimalMedianMs,
       runs,
     });
   }
