@@ -7,10 +7,10 @@
  * Local behind it.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
-import { BUNDLE_TARGET, ESM_REQUIRE_BANNER, LAZY_CREDENTIAL_PROVIDERS } from '../../infra/constructs/api-function.js';
+import { BUILTIN_ALIASES, BUNDLE_TARGET, ESM_REQUIRE_BANNER, LAZY_CREDENTIAL_PROVIDERS } from '../../infra/constructs/api-function.js';
 import { node24 } from '../support/node24.js';
 import { percentile } from './dynamo-meter.js';
 
@@ -93,6 +93,7 @@ async function minimalBundle(): Promise<string> {
     minify: true,
     external: [...LAZY_CREDENTIAL_PROVIDERS],
     banner: { js: ESM_REQUIRE_BANNER },
+    alias: { ...BUILTIN_ALIASES },
     logLevel: 'error',
   });
   return outfile;

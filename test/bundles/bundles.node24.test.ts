@@ -104,11 +104,21 @@ async function invokeBundle(name: string, events: unknown[]) {
     timeout: 120_000,
     maxBuffer: 16 * 1024 * 1024,
   });
-  const { node: version, results } = JSON.parse(readFileSync(resultsFile, 'utf8')) as {
+  const {
+    node: version,
+    loadedAtImport,
+    results,
+  } = JSON.parse(readFileSync(resultsFile, 'utf8')) as {
     node: string;
+    loadedAtImport: string[];
     results: { result?: unknown; error?: string }[];
   };
   expect(version, `${name} ran on`).toBe(`v${NODE24_VERSION}`);
+  // http and https are bundled as their CommonJS view (BUILTIN_ALIASES): an ESM import of them would load undici.
+  expect(
+    loadedAtImport.filter((module) => module.includes('undici')),
+    `${name}: internal modules loaded at import`,
+  ).toEqual([]);
   return results.map(({ result, error }, i) => {
     expect(error, `${name}, event ${i}`).toBeUndefined();
     return result;

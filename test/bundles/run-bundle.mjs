@@ -7,7 +7,10 @@ import { pathToFileURL } from 'node:url';
 
 const [bundle, eventsFile, resultsFile] = process.argv.slice(2);
 const events = JSON.parse(readFileSync(eventsFile, 'utf8'));
+const loadedBefore = new Set(process.moduleLoadList);
 const { handler } = await import(pathToFileURL(bundle).href);
+// Node's internal modules the import loaded (a cold start's hidden cost).
+const loadedAtImport = process.moduleLoadList.filter((name) => !loadedBefore.has(name));
 const timeoutMs = Number(process.env.LAMBDA_TIMEOUT_MS ?? 15_000);
 
 const results = [];
@@ -30,6 +33,6 @@ for (const [i, event] of events.entries()) {
     results.push({ error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
   }
 }
-writeFileSync(resultsFile, JSON.stringify({ node: process.version, results }));
+writeFileSync(resultsFile, JSON.stringify({ node: process.version, loadedAtImport, results }));
 // Lambda freezes the process here; the SDK's keep-alive sockets would otherwise keep it running.
 process.exit(0);
