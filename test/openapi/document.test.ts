@@ -89,6 +89,12 @@ describe('openapi.json', () => {
     expect(served.servers.slice(1)).toEqual(doc.servers.filter((s) => s.url !== url));
   });
 
+  it('says how paths and methods are matched: a trailing slash ignored, HEAD and OPTIONS 404', () => {
+    const { description } = doc.info as { description: string };
+    expect(description).toMatch(/trailing slash is ignored/);
+    expect(description).toMatch(/HEAD and OPTIONS/);
+  });
+
   it('lets the Error object grow new optional fields, as the README promises of compatible changes', () => {
     expect(doc.components.schemas.Error?.additionalProperties).not.toBe(false);
   });
