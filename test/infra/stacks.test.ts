@@ -432,6 +432,23 @@ describe.each(STAGES)('the %s stack', (stage) => {
           Scope: 'REGIONAL',
           Rules: [Match.objectLike({ Statement: { RateBasedStatement: { AggregateKeyType: 'IP', Limit: 3000 } } })],
         });
+        // Its refusal carries no-store and nosniff like every other answer.
+        templates[stage].hasResourceProperties('AWS::WAFv2::WebACL', {
+          Rules: [
+            Match.objectLike({
+              Action: {
+                Block: {
+                  CustomResponse: Match.objectLike({
+                    ResponseHeaders: Match.arrayWith([
+                      { Name: 'Cache-Control', Value: 'no-store' },
+                      { Name: 'X-Content-Type-Options', Value: 'nosniff' },
+                    ]),
+                  }),
+                },
+              },
+            }),
+          ],
+        });
         templates[stage].resourceCountIs('AWS::WAFv2::WebACLAssociation', 1);
       } else {
         templates[stage].resourceCountIs('AWS::WAFv2::WebACL', 0);
