@@ -4,7 +4,8 @@
  */
 import middy from '@middy/core';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { decide, toPolicy } from '../lib/auth/authorize.js';
+import { authorizationValues } from '../lib/auth/authorization-header.js';
+import { decideRequest, toPolicy } from '../lib/auth/authorize.js';
 import { authStore } from '../lib/auth/store.js';
 import { config, tableName } from '../lib/config.js';
 import { authorizerDocumentClient } from '../lib/dynamo/client.js';
@@ -12,17 +13,11 @@ import { log, logContext } from '../lib/log.js';
 
 const store = authStore(authorizerDocumentClient(), { keys: tableName('KEYS_TABLE'), customers: tableName('CUSTOMERS_TABLE') });
 
-function authorizationHeader(headers: APIGatewayRequestAuthorizerEvent['headers']): string | undefined {
-  for (const [name, value] of Object.entries(headers ?? {})) {
-    if (name.toLowerCase() === 'authorization') return value ?? undefined;
-  }
-  return undefined;
-}
-
 const chain = middy<APIGatewayRequestAuthorizerEvent, APIGatewayAuthorizerResult>().use(logContext());
 
 export const handler = chain.handler(async (event) => {
-  const decision = await decide(authorizationHeader(event.headers), config().STAGE, store);
+  // A REQUEST authorizer sees multiValueHeaders: a repeated Authorization header is refused (README, "HTTP details").
+  const decision = await decideRequest(authorizationValues(event.headers, event.multiValueHeaders), config().STAGE, store);
   const requestId = event.requestContext?.requestId;
   if (decision.allow) log.info('key accepted', { requestId, keyId: decision.context.keyId, customerId: decision.context.customerId });
   else log.info('key refused', { requestId, reason: decision.refusal });

@@ -76,12 +76,22 @@ export function defineRoute<TQuota extends Quota, TBody = unknown>(route: Route<
 
 const NOT_DEFINED = 'not implemented: the specification does not define its shape';
 
+/** The largest int64, the format the interface gives petId. */
+const INT64_MAX = 2n ** 63n - 1n;
+const petIdMessage = (input: unknown) =>
+  `"petId" must be a positive integer of at most ${INT64_MAX} (int64), without leading zeros; got "${String(input).slice(0, 40)}"`;
+
 export const PetIdSchema = v.pipe(
   v.string(),
-  v.regex(/^[1-9]\d{0,17}$/, (issue) => `"petId" must be a positive integer, got "${String(issue.input).slice(0, 40)}"`),
+  v.regex(/^[1-9]\d{0,18}$/, (issue) => petIdMessage(issue.input)),
+  // Runs even after the regex failed (valibot reports every issue), so only on digits.
+  v.check(
+    (id) => !/^\d+$/.test(id) || BigInt(id) <= INT64_MAX,
+    (issue) => petIdMessage(issue.input),
+  ),
   // What a client sends; the OpenAPI document shows it instead of the string the gateway hands over.
   v.metadata({ type: 'integer', format: 'int64', minimum: 1 }),
-  v.description('The pet identifier: a positive integer.'),
+  v.description(`The pet identifier: a positive integer, int64 (1 to ${INT64_MAX}), written without leading zeros.`),
 );
 
 export const listCategories = defineRoute({
@@ -96,7 +106,11 @@ export const listCategories = defineRoute({
   quota: 'consume',
   runsBeforeAdmission: true,
   tables: { categories: 'read', counters: 'write' },
-  success: { status: 200, description: 'Every category, in ascending id order.', schema: v.array(CategorySchema) },
+  success: {
+    status: 200,
+    description: 'Every category, in ascending id order.',
+    schema: v.pipe(v.array(CategorySchema), v.metadata({ maxItems: CATEGORY_CAP })),
+  },
   errors: [],
 });
 

@@ -3,7 +3,12 @@
  * response per entry of GATEWAY_RESPONSES (lib/http/gateway-responses.ts), which the local gateway answers from too.
  */
 import { ResponseType, type RestApi } from 'aws-cdk-lib/aws-apigateway';
-import { GATEWAY_RATE_LIMIT_HEADERS, GATEWAY_RESPONSES, type GatewayResponseSpec } from '../../lib/http/gateway-responses.js';
+import {
+  ANSWER_HEADERS,
+  GATEWAY_RATE_LIMIT_HEADERS,
+  GATEWAY_RESPONSES,
+  type GatewayResponseSpec,
+} from '../../lib/http/gateway-responses.js';
 import { constructIdOf } from './construct-id.js';
 
 /**
@@ -30,7 +35,8 @@ export function gatewayResponseHeaders(spec: GatewayResponseSpec): Record<string
     'Content-Type': "'application/json'",
     'X-Request-Id': 'context.requestId',
   };
-  for (const [name, value] of Object.entries({ ...GATEWAY_RATE_LIMIT_HEADERS, ...spec.headers })) headers[name] = quoted(value);
+  for (const [name, value] of Object.entries({ ...GATEWAY_RATE_LIMIT_HEADERS, ...ANSWER_HEADERS, ...spec.headers }))
+    headers[name] = quoted(value);
   return headers;
 }
 

@@ -18,6 +18,7 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { TableId } from '../../lib/dynamo/tables.js';
+import { BINARY_MEDIA_TYPES } from '../../lib/http/binary-media-types.js';
 import { ROUTES } from '../../lib/routes.js';
 import { API_STAGE_NAME, type Stage } from '../../lib/stacks.js';
 import { ACCESS_LOG_FORMAT } from './access-log-format.js';
@@ -69,6 +70,8 @@ export class PetStoreApi extends Construct {
       restApiName: `petstore-${stage}`,
       description: `Pet Store API (${stage})`,
       endpointTypes: [EndpointType.REGIONAL],
+      // Every request body reaches the functions as the client's bytes, so invalid UTF-8 is refused, not replaced.
+      binaryMediaTypes: [...BINARY_MEDIA_TYPES],
       // The account-wide role API Gateway needs to write execution logs. Both stacks may set it in one account;
       // RETAIN keeps deleting one stack from breaking the other's logging.
       cloudWatchRole: true,

@@ -5,7 +5,7 @@
  */
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import { GATEWAY_RESPONSES } from '../../lib/http/gateway-responses.js';
+import { ANSWER_HEADERS, GATEWAY_RESPONSES } from '../../lib/http/gateway-responses.js';
 
 export interface WebAclProps {
   readonly name: string;
@@ -42,7 +42,8 @@ export class WebAcl extends Construct {
               customResponse: {
                 responseCode: throttled.status,
                 customResponseBodyKey: 'throttled',
-                responseHeaders: Object.entries(throttled.headers).map(([name, value]) => ({ name, value })),
+                // no-store and nosniff on every answer, this one included (README, "HTTP details").
+                responseHeaders: Object.entries({ ...ANSWER_HEADERS, ...throttled.headers }).map(([name, value]) => ({ name, value })),
               },
             },
           },

@@ -1,16 +1,19 @@
 /**
  * The public pages of the local gateway, outside the authenticated operations: the OpenAPI document at
- * /v1/openapi.json (built for this environment's configuration, so its dates are the ones the functions use) and
- * an API reference at /docs rendered by Swagger UI from the installed swagger-ui-dist package, with no CDN.
+ * /v1/openapi.json (built for this environment's configuration, so its dates are the ones the functions use, and
+ * listing the server it was fetched from first, so "Try it out" and generated clients call this environment on
+ * this port) and an API reference at /docs rendered by Swagger UI from the installed swagger-ui-dist package, with
+ * no CDN.
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { config } from '../../lib/config.js';
-import { GATEWAY_RATE_LIMIT_HEADERS } from '../../lib/http/gateway-responses.js';
+import { config, localConfig } from '../../lib/config.js';
+import { ANSWER_HEADERS, GATEWAY_RATE_LIMIT_HEADERS } from '../../lib/http/gateway-responses.js';
 import { buildOpenApiDocument } from '../../lib/openapi/document.js';
+import { API_STAGE_NAME } from '../../lib/stacks.js';
 import type { GatewayOptions } from './gateway.js';
 
 export const DOCS_PATH = '/docs';
@@ -53,26 +56,52 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
+function reply(res: ServerResponse, body: string | Buffer, type: string, cache: string, extra: Record<string, string> = {}): void {
+  // Like every answer of the gateway: a request id, nosniff, and the rate-limit headers of a request that spends no
+  // quota. These pages hold no customer's data, so they may be cached (revalidated, or an hour for the assets).
+  res.writeHead(200, {
+    'Content-Type': type,
+    'Content-Length': Buffer.byteLength(body),
+    'X-Request-Id': randomUUID(),
+    ...GATEWAY_RATE_LIMIT_HEADERS,
+    ...ANSWER_HEADERS,
+    'Cache-Control': cache,
+    ...extra,
+  });
+  res.end(body);
+}
+
 function send(body: string | Buffer, type: string, cache = 'no-cache'): ExtraRoute {
-  return (_req: IncomingMessage, res: ServerResponse) => {
-    // Like every answer of the gateway: a request id, and the rate-limit headers of a request that spends no quota.
-    res.writeHead(200, {
-      'Content-Type': type,
-      'Content-Length': Buffer.byteLength(body),
-      'Cache-Control': cache,
-      'X-Request-Id': randomUUID(),
-      ...GATEWAY_RATE_LIMIT_HEADERS,
-    });
-    res.end(body);
+  return (_req: IncomingMessage, res: ServerResponse) => reply(res, body, type, cache);
+}
+
+/** host[:port] as a client may name this server; anything else in Host is not echoed into the document. */
+const HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+
+/**
+ * The document as served: this environment's dates, and the server the client reached (its Host header, or the
+ * configured port when Host is absent or odd) listed first.
+ */
+function servedDocument(): ExtraRoute {
+  const env = config();
+  const fallback = `localhost:${localConfig().PORT}`;
+  const texts = new Map<string, string>();
+  return (req, res) => {
+    const host = HOST.test(req.headers.host ?? '') ? (req.headers.host ?? fallback) : fallback;
+    let text = texts.get(host);
+    if (!text) {
+      text = `${JSON.stringify(buildOpenApiDocument(env, { url: `http://${host}/${API_STAGE_NAME}`, stage: env.STAGE }), null, 2)}\n`;
+      if (texts.size < 32) texts.set(host, text);
+    }
+    reply(res, text, 'application/json', 'no-cache', { Vary: 'Host' });
   };
 }
 
 /** The extra routes for startGateway(); read once, so a missing package fails startup rather than a page load. */
 export function docsRoutes(): Record<string, ExtraRoute> {
-  const document = `${JSON.stringify(buildOpenApiDocument(config()), null, 2)}\n`;
   const routes: Record<string, ExtraRoute> = {
     [DOCS_PATH]: send(PAGE, 'text/html; charset=utf-8'),
-    [OPENAPI_PATH]: send(document, 'application/json'),
+    [OPENAPI_PATH]: servedDocument(),
   };
   for (const [path, { file, type }] of Object.entries(ASSETS)) {
     routes[path] = send(readFileSync(join(swaggerUiDir, file)), type, 'public, max-age=3600');

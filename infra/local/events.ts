@@ -2,7 +2,7 @@
  * The one factory of the events API Gateway hands to our functions, used by the local gateway, the tests and the
  * benchmark: the REST API proxy event (payload format 1.0), the REQUEST authorizer event made from it, and the
  * Lambda context. Headers keep their case and order; `headers` holds the last value of each name and
- * `multiValueHeaders` all of them, as API Gateway does.
+ * `multiValueHeaders` all of them, as API Gateway does (names compared ignoring case).
  */
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
@@ -28,10 +28,18 @@ export interface ProxyEventInput {
   authorizer?: Record<string, string | number | boolean> | null;
 }
 
-function grouped(pairs: [string, string][]): { single: Record<string, string>; multi: Record<string, string[]> } {
+/**
+ * Values by name, the last in `single` and all in `multi`. Header names are case-insensitive (RFC 9110), so for
+ * headers `Authorization` and `authorization` are one name, spelled as first received; query names are not.
+ */
+function grouped(pairs: [string, string][], ignoreCase = false): { single: Record<string, string>; multi: Record<string, string[]> } {
   const single: Record<string, string> = {};
   const multi: Record<string, string[]> = {};
-  for (const [name, value] of pairs) {
+  const spelling = new Map<string, string>();
+  for (const [received, value] of pairs) {
+    const key = ignoreCase ? received.toLowerCase() : received;
+    const name = spelling.get(key) ?? received;
+    spelling.set(key, name);
     single[name] = value;
     multi[name] = [...(multi[name] ?? []), value];
   }
@@ -43,7 +51,7 @@ export function proxyEvent(input: ProxyEventInput = {}): ApiEvent {
   const method = input.method ?? 'GET';
   const path = input.path ?? '/categories';
   const resource = input.resource ?? path;
-  const headers = grouped(Array.isArray(input.headers) ? input.headers : Object.entries(input.headers ?? {}));
+  const headers = grouped(Array.isArray(input.headers) ? input.headers : Object.entries(input.headers ?? {}), true);
   const query = grouped(input.query ?? []);
   const hasQuery = (input.query ?? []).length > 0;
   const now = new Date();

@@ -1,15 +1,44 @@
 /** The local gateway's own answers, from the same table the CDK stack turns into gateway responses. */
-import type { ServerResponse } from 'node:http';
-import { GATEWAY_RATE_LIMIT_HEADERS, GATEWAY_RESPONSES, type GatewayResponseType } from '../../lib/http/gateway-responses.js';
+import { type ServerResponse, STATUS_CODES } from 'node:http';
+import {
+  ANSWER_HEADERS,
+  GATEWAY_RATE_LIMIT_HEADERS,
+  GATEWAY_RESPONSES,
+  type GatewayResponseType,
+} from '../../lib/http/gateway-responses.js';
+
+function gatewayAnswer(type: GatewayResponseType, requestId: string, message?: string) {
+  const spec = GATEWAY_RESPONSES[type];
+  return {
+    status: spec.status,
+    body: JSON.stringify({ code: spec.code, message: message ?? spec.message, status: spec.status }),
+    headers: {
+      'Content-Type': 'application/json',
+      'X-Request-Id': requestId,
+      ...GATEWAY_RATE_LIMIT_HEADERS,
+      ...ANSWER_HEADERS,
+      ...('headers' in spec ? spec.headers : {}),
+    },
+  };
+}
 
 export function sendGatewayResponse(res: ServerResponse, type: GatewayResponseType, requestId: string, message?: string): void {
-  const spec = GATEWAY_RESPONSES[type];
-  const body = JSON.stringify({ code: spec.code, message: message ?? spec.message, status: spec.status });
-  res.writeHead(spec.status, {
-    'Content-Type': 'application/json',
-    'X-Request-Id': requestId,
-    ...GATEWAY_RATE_LIMIT_HEADERS,
-    ...('headers' in spec ? spec.headers : {}),
-  });
+  const { status, body, headers } = gatewayAnswer(type, requestId, message);
+  res.writeHead(status, headers);
   res.end(body);
+}
+
+/**
+ * The same answer as raw HTTP/1.1, for a request Node's parser refused before there was a response object to write
+ * to (the server's clientError event); the connection closes after it, as the rest of the stream cannot be read.
+ */
+export function rawGatewayResponse(type: GatewayResponseType, requestId: string, message?: string): string {
+  const { status, body, headers } = gatewayAnswer(type, requestId, message);
+  const lines = [
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`,
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Connection: close',
+  ];
+  return `${lines.join('\r\n')}\r\n\r\n${body}`;
 }

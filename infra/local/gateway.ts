@@ -1,18 +1,27 @@
 /**
  * The local API Gateway: a node:http server that does what a REST API with stage v1 does in front of our
- * functions. It matches the route definitions, turns the request into API Gateway's REST proxy event, runs the
- * authorizer and then the same handler modules Lambda runs, and answers gateway-level refusals from
- * GATEWAY_RESPONSES. One gateway serves one environment, whose configuration is its process's.
+ * functions. It matches the route definitions, turns the request into API Gateway's REST proxy event (the body
+ * base64-encoded when its Content-Type is one of BINARY_MEDIA_TYPES, as deployed), runs the authorizer and then the
+ * same handler modules Lambda runs, and answers gateway-level refusals from GATEWAY_RESPONSES, requests Node's
+ * parser refuses included. One gateway serves one environment, whose configuration is its process's.
+ *
+ * Methods: a REST API answers a method its resource does not define (HEAD and OPTIONS too: there are no such
+ * methods and no CORS preflight here) with the Missing Authentication Token response, which is our 404. A
+ * trailing slash is ignored when matching (`/categories/` reaches `/categories`), as API Gateway REST APIs do; the
+ * event's `path` keeps it. See README, "HTTP details".
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import { isBinaryMediaType } from '../../lib/http/binary-media-types.js';
+import type { GatewayResponseType } from '../../lib/http/gateway-responses.js';
 import { log } from '../../lib/log.js';
 import { API_STAGE_NAME } from '../../lib/stacks.js';
 import { authorize } from './authorizer.js';
 import { proxyEvent } from './events.js';
 import { invoke } from './functions.js';
-import { sendGatewayResponse } from './gateway-answers.js';
+import { rawGatewayResponse, sendGatewayResponse } from './gateway-answers.js';
 import { matchRoute } from './route-match.js';
 
 /** API Gateway's own payload limit; the 16 KiB limit of the contract is the function's to enforce. */
@@ -66,20 +75,25 @@ export async function handleRequest(req: IncomingMessage, res: ServerResponse, o
 
   const stagePrefix = `/${API_STAGE_NAME}`;
   const underStage = url.pathname === stagePrefix || url.pathname.startsWith(`${stagePrefix}/`);
-  const resourcePath = underStage ? url.pathname.slice(stagePrefix.length).replace(/(.)\/$/, '$1') || '/' : '';
+  const path = underStage ? url.pathname.slice(stagePrefix.length) || '/' : '';
+  const resourcePath = path.replace(/(.)\/$/, '$1');
   const match = underStage ? matchRoute(req.method ?? 'GET', resourcePath) : undefined;
   const body = await readBody(req);
   if (!match) return sendGatewayResponse(res, 'MISSING_AUTHENTICATION_TOKEN', requestId);
   if (body === 'too-large') return sendGatewayResponse(res, 'REQUEST_TOO_LARGE', requestId);
 
+  const binary = body.length > 0 && isBinaryMediaType(req.headers['content-type']);
   const event = proxyEvent({
     method: match.route.method,
-    path: resourcePath,
+    path,
     resource: match.route.path,
     headers: headerPairs(req),
     query: [...url.searchParams],
     pathParameters: match.pathParameters,
-    body: body.length ? body.toString('utf8') : null,
+    // Text bodies are decoded as a decoder does, bytes that are not UTF-8 becoming U+FFFD: what API Gateway does
+    // with them is not documented, which is why every type is binary (lib/http/binary-media-types.ts).
+    body: body.length ? body.toString(binary ? 'base64' : 'utf8') : null,
+    isBase64Encoded: binary,
     requestId,
     sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
   });
@@ -97,6 +111,47 @@ export async function handleRequest(req: IncomingMessage, res: ServerResponse, o
   }
 }
 
+/** A well-formed request line: method token, target, version. */
+const REQUEST_LINE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ [^\s]+ HTTP\/1\.[01]\r?$/;
+
+/**
+ * What the gateway answers a request Node's HTTP parser refused (llhttp's error codes): a well-formed request line
+ * with a method Node does not know is no operation (404, as API Gateway answers a method no resource has); anything
+ * else is a malformed request (400).
+ */
+function parserRefusal(code: string | undefined, rawPacket: Buffer | undefined): { type: GatewayResponseType; message?: string } {
+  switch (code) {
+    case 'HPE_INVALID_METHOD': {
+      const line = rawPacket?.toString('latin1').split('\n', 1)[0] ?? '';
+      return REQUEST_LINE.test(line) ? { type: 'MISSING_AUTHENTICATION_TOKEN' } : parserRefusal(undefined, undefined);
+    }
+    case 'HPE_HEADER_OVERFLOW':
+      return { type: 'DEFAULT_4XX', message: 'The request headers are too large: send fewer or shorter headers' };
+    case 'HPE_UNEXPECTED_CONTENT_LENGTH':
+    case 'HPE_INVALID_CONTENT_LENGTH':
+    case 'HPE_INVALID_TRANSFER_ENCODING':
+    case 'HPE_INVALID_CHUNK_SIZE':
+      return {
+        type: 'DEFAULT_4XX',
+        message:
+          'The length of the request body is ambiguous or invalid: send either Content-Length or Transfer-Encoding: chunked, not both',
+      };
+    default:
+      return { type: 'DEFAULT_4XX', message: 'The request is not valid HTTP/1.1: check the request line and the headers' };
+  }
+}
+
+/** Node's clientError: answer in the Error shape where the socket can still be written to, then close it. */
+function answerClientError(error: Error & { code?: string; rawPacket?: Buffer }, socket: Socket): void {
+  const timedOut = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' || error.code === 'HPE_HEADERS_TIMEOUT';
+  if (error.code === 'ECONNRESET' || timedOut || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const { type, message } = parserRefusal(error.code, error.rawPacket);
+  socket.end(rawGatewayResponse(type, randomUUID(), message));
+}
+
 export async function startGateway(port: number, options: GatewayOptions = {}, host = '127.0.0.1'): Promise<Gateway> {
   const server = createServer((req, res) => {
     handleRequest(req, res, options).catch((error) => {
@@ -105,6 +160,7 @@ export async function startGateway(port: number, options: GatewayOptions = {}, h
       else res.destroy();
     });
   });
+  server.on('clientError', answerClientError);
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -5,14 +5,25 @@
  */
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import type { Stage } from '../stacks.js';
+import { REPEATED_AUTHORIZATION_MESSAGE } from './authorization-header.js';
 import type { AuthContext } from './context.js';
 import { checkKey, KEY_PREFIX } from './keys.js';
 import { type AuthStore, limitsOf } from './store.js';
 
-export type Refusal = 'missing' | 'scheme' | 'malformed' | 'checksum' | 'other-environment' | 'unknown' | 'revoked' | 'no-customer';
+export type Refusal =
+  | 'missing'
+  | 'repeated'
+  | 'scheme'
+  | 'malformed'
+  | 'checksum'
+  | 'other-environment'
+  | 'unknown'
+  | 'revoked'
+  | 'no-customer';
 
 const MESSAGES: Record<Refusal, (stage: Stage) => string> = {
   missing: () => 'The Authorization header is missing: send Authorization: Bearer <API key>',
+  repeated: () => REPEATED_AUTHORIZATION_MESSAGE,
   scheme: () => 'The Authorization header must use the Bearer scheme: Authorization: Bearer <API key>',
   malformed: (stage) => `The API key is malformed: a ${stage} key is ${KEY_PREFIX[stage]} followed by 36 letters and digits`,
   checksum: () => 'The API key is not valid (its checksum does not match): check that it was copied whole',
@@ -50,6 +61,12 @@ export async function decide(authorization: string | undefined, stage: Stage, st
     allow: true,
     context: { customerId: customer.customerId, keyId: record.keyId, plan: customer.plan, ...limits },
   };
+}
+
+/** The decision on a request's Authorization values (authorization-header.ts): more than one is refused unread. */
+export function decideRequest(authorizations: readonly string[], stage: Stage, store: AuthStore): Promise<Decision> {
+  if (authorizations.length > 1) return Promise.resolve(refuse('repeated', stage));
+  return decide(authorizations[0], stage, store);
 }
 
 /** Every method of the stage: API Gateway caches one result per key and reuses it across operations. */

@@ -58,8 +58,9 @@ export const CategorySchema = v.object({
     v.metadata({ format: 'int64' }),
     v.description('Assigned by the service: 1, 2, 3, … in creation order, never reused.'),
   ),
-  name: v.string(),
-  description: v.optional(v.pipe(v.string(), v.description('Omitted when not set.'))),
+  // Stored only after NewCategory's checks: lengths in code points, as JSON Schema counts them.
+  name: v.pipe(v.string(), v.metadata({ maxLength: NAME_MAX })),
+  description: v.optional(v.pipe(v.string(), v.metadata({ maxLength: DESCRIPTION_MAX }), v.description('Omitted when not set.'))),
 });
 export type Category = v.InferOutput<typeof CategorySchema>;
 

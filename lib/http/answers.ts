@@ -6,8 +6,12 @@ import type { Route } from '../routes.js';
 import type { ErrorCode } from './errors.js';
 import { BODY_ERRORS } from './json-body.js';
 
-/** Every operation: the gateway's 401, the stage throttle, and the two failures any step can end in. */
-const ALWAYS: readonly ErrorCode[] = ['UNAUTHORIZED', 'THROTTLED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
+/**
+ * Every operation: the gateway's 401 and 404 (the latter for requests a validator files under the operation's path
+ * that no method of its resource takes, such as HEAD or OPTIONS), the stage throttle, and the two failures any
+ * step can end in.
+ */
+const ALWAYS: readonly ErrorCode[] = ['UNAUTHORIZED', 'NOT_FOUND', 'THROTTLED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
 /** A route that counts can be refused. */
 const QUOTA_ERRORS: readonly ErrorCode[] = ['RATE_LIMIT_EXCEEDED', 'API_KEY_TEMPORARILY_BANNED'];
 
@@ -23,23 +27,37 @@ export function routeErrorCodes(route: Route): ErrorCode[] {
   return [...codes];
 }
 
-/** On every answer a customer's request gets (the gateway's refusals carry the same rate-limit names). */
-export const COMMON_HEADERS = [
+/** On every answer, the gateway's own included (which know no customer: rate-limit values 0, ANSWER_HEADERS). */
+export const GATEWAY_HEADERS = [
   'X-RateLimit-Limit',
   'X-RateLimit-Remaining',
   'X-RateLimit-Reset',
-  'RateLimit-Policy',
-  'RateLimit',
   'X-Request-Id',
+  'Cache-Control',
+  'X-Content-Type-Options',
 ] as const;
 
-/** Headers on every answer of the operation itself (not the gateway's 401). */
+/** On every answer a customer's request gets: the IETF draft fields too, sent whenever a customer is known. */
+export const COMMON_HEADERS = [...GATEWAY_HEADERS, 'RateLimit-Policy', 'RateLimit'] as const;
+
+/** Headers on every answer of the operation itself (not the gateway's 401 and 404). */
 export function routeHeaderNames(route: Route): string[] {
   return [
     ...COMMON_HEADERS,
     ...(route.stability !== 'stable' ? ['X-API-Stability'] : []),
     ...(route.deprecation ? ['Deprecation', 'Sunset', 'Link'] : []),
   ];
+}
+
+/**
+ * The headers of a route's answers with this status. A 401 and a 404 come from the gateway before the operation
+ * runs (a 401 from an operation, for a repeated Authorization header, carries the same): no customer is known, so
+ * no IETF rate-limit fields and none of the route's own; a 401 carries its WWW-Authenticate challenge.
+ */
+export function statusHeaderNames(route: Route, status: number): string[] {
+  if (status === 401) return [...GATEWAY_HEADERS, 'WWW-Authenticate'];
+  if (status === 404) return [...GATEWAY_HEADERS];
+  return routeHeaderNames(route);
 }
 
 /** Codes whose answers tell the client when to retry. */

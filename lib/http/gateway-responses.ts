@@ -15,6 +15,25 @@ export const GATEWAY_RATE_LIMIT_HEADERS: Readonly<Record<string, string>> = {
   'X-RateLimit-Reset': '0',
 };
 
+/**
+ * On every answer, the gateway's and the functions' alike: nothing an answer holds (a customer's data, its quota)
+ * may be stored by a cache on the way, and no client may guess a type other than the Content-Type (OWASP REST
+ * Security Cheat Sheet, "Security headers").
+ */
+export const ANSWER_HEADERS: Readonly<Record<string, string>> = {
+  'Cache-Control': 'no-store',
+  'X-Content-Type-Options': 'nosniff',
+};
+
+/**
+ * The challenge of every 401 (RFC 9110, 11.6.1), in RFC 6750's form: without `error` when no credentials were sent,
+ * with `error="invalid_token"` when a key was sent and refused. Gateway responses hold static header values only, so
+ * the deployed answer to a refused key says invalid_token whatever the reason (a wrong scheme, a repeated header).
+ */
+export const AUTH_REALM = 'Pet Store API';
+export const BEARER_CHALLENGE = `Bearer realm="${AUTH_REALM}"`;
+export const INVALID_TOKEN_CHALLENGE = `${BEARER_CHALLENGE}, error="invalid_token"`;
+
 export interface GatewayResponseSpec {
   status: number;
   code: ErrorCode;
@@ -42,16 +61,19 @@ export const GATEWAY_RESPONSES = {
     code: 'NOT_FOUND',
     message: 'There is no such operation: check the method and the path (see the API reference)',
   },
+  /** The identity source (the Authorization header) is missing or empty, so the authorizer is not invoked. */
   UNAUTHORIZED: {
     status: 401,
     code: 'UNAUTHORIZED',
     message: 'The Authorization header is missing or its API key is not valid: send Authorization: Bearer <API key>',
+    headers: { 'WWW-Authenticate': BEARER_CHALLENGE },
   },
   /** The authorizer returned a Deny policy; deployed, the message comes from its context ($context.authorizer.message). */
   ACCESS_DENIED: {
     status: 401,
     code: 'UNAUTHORIZED',
     message: 'The API key was refused',
+    headers: { 'WWW-Authenticate': INVALID_TOKEN_CHALLENGE },
   },
   /**
    * The authorizer could not decide: it threw (DynamoDB unreachable), timed out, or returned no valid policy.

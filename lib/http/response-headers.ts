@@ -1,5 +1,6 @@
 /**
- * Headers every answer of an operation carries, success and error alike: X-Request-Id, X-API-Stability for
+ * Headers every answer of an operation carries, success and error alike: X-Request-Id, Cache-Control: no-store
+ * and X-Content-Type-Options: nosniff (ANSWER_HEADERS), X-API-Stability for
  * non-stable operations, Deprecation (RFC 9745), Sunset (RFC 8594) and a Link with rel="deprecation" for
  * deprecated ones, and the no-customer rate-limit headers on an answer given before the customer's windows were
  * known. First in the chain, so its after and onError run last, over whatever the others built.
@@ -8,7 +9,7 @@ import { config, type Env } from '../config.js';
 import { type Deprecation, type DeprecationDates, deprecationDates } from '../deprecation.js';
 import type { Route } from '../routes.js';
 import { addHeaders, type OperationMiddleware, type OperationRequest } from './context.js';
-import { GATEWAY_RATE_LIMIT_HEADERS } from './gateway-responses.js';
+import { ANSWER_HEADERS, GATEWAY_RATE_LIMIT_HEADERS } from './gateway-responses.js';
 
 const inForce = new WeakMap<Env, Map<Deprecation, DeprecationDates>>();
 
@@ -41,6 +42,7 @@ export function responseHeaders(route: Route): OperationMiddleware {
     // Replaced by the rate limiter's headers once the customer is known (see GATEWAY_RATE_LIMIT_HEADERS).
     request.response.headers = { ...GATEWAY_RATE_LIMIT_HEADERS, ...request.response.headers };
     addHeaders(request, {
+      ...ANSWER_HEADERS,
       ...routeHeaders(route),
       'X-Request-Id': request.event.requestContext?.requestId ?? request.context.awsRequestId,
     });

@@ -1,6 +1,9 @@
 /**
  * Checks a request's JSON body against its route's schema and words the first fault so a person can act on it:
  * which field is missing, unknown or wrong. Field rules speak for themselves through their schemas' messages.
+ * Before any schema, every string of the body (field names included) must be well-formed Unicode: JSON's \u escapes
+ * can spell a lone surrogate, which UTF-8 cannot encode, and a stored one would make every later answer that
+ * holds it unreadable to strict decoders.
  */
 import * as v from 'valibot';
 
@@ -25,12 +28,46 @@ function exampleOf(entries: v.ObjectEntries): string {
   return JSON.stringify(example);
 }
 
+/** A UTF-16 code unit of a surrogate pair standing alone; a `u` regex sees a whole pair as one code point. */
+const LONE_SURROGATE = /\p{Surrogate}/u;
+
+function codeUnit(text: string): string {
+  const unit = LONE_SURROGATE.exec(text)?.[0] ?? '';
+  return `U+${unit.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+}
+
+/** Where the first string that is not well-formed Unicode is, and what it holds; undefined when there is none. */
+export function illFormedString(value: unknown, path = ''): string | undefined {
+  if (typeof value === 'string') {
+    return LONE_SURROGATE.test(value)
+      ? `"${path}" must be well-formed Unicode: it holds a lone surrogate (${codeUnit(value)}), half of a \\u escape pair`
+      : undefined;
+  }
+  if (Array.isArray(value)) {
+    for (const [i, item] of value.entries()) {
+      const found = illFormedString(item, `${path}[${i}]`);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (typeof value === 'object' && value !== null) {
+    for (const [key, item] of Object.entries(value)) {
+      if (LONE_SURROGATE.test(key)) return `A field name must be well-formed Unicode: it holds a lone surrogate (${codeUnit(key)})`;
+      const found = illFormedString(item, path ? `${path}.${key}` : key);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
 export function validateBody(schema: BodySchema, input: unknown): Checked {
   const { entries } = schema;
   const title = v.getTitle(schema) ?? 'request body';
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     return { ok: false, message: `The request body must be a JSON object such as ${exampleOf(entries)}, not ${kindOf(input)}` };
   }
+  const illFormed = illFormedString(input);
+  if (illFormed) return { ok: false, message: illFormed };
   const result = v.safeParse(schema, input);
   if (result.success) return { ok: true, value: result.output };
   const issue = result.issues[0];

@@ -5,15 +5,17 @@
  * /v1/openapi.json with its environment's deprecation dates.
  */
 import { type DeprecationOverrides, deprecationDates } from '../deprecation.js';
-import { COMMON_HEADERS, routeErrorCodes, routeHeaderNames } from '../http/answers.js';
+import { GATEWAY_HEADERS, routeErrorCodes, routeHeaderNames, statusHeaderNames } from '../http/answers.js';
 import { MAX_BODY_BYTES } from '../http/json-body.js';
+import { JSON_MEDIA_TYPE } from '../http/media-type.js';
 import { ROUTES, type Route, type Tag } from '../routes.js';
+import type { Stage } from '../stacks.js';
 import { byStatus, errorResponse, type Json } from './errors.js';
 import { HEADERS, headerRefs } from './headers.js';
-import { INFO_DESCRIPTION } from './info.js';
+import { INFO_CONTACT, INFO_DESCRIPTION, INFO_LICENSE } from './info.js';
 import { componentSchemas, jsonSchema } from './schemas.js';
 
-export const API_VERSION = '1.0.0';
+export const API_VERSION = '1.1.0';
 const BODY_LIMIT = `${MAX_BODY_BYTES / 1024} KiB`;
 
 const TAGS: Record<Tag, string> = {
@@ -42,8 +44,11 @@ function operationObject(route: Route, overrides: DeprecationOverrides): Json {
     };
   }
   for (const [status, codes] of byStatus(routeErrorCodes(route))) {
-    // A 401 comes from API Gateway before the operation runs, so it carries only the headers every answer has.
-    responses[status] = errorResponse(status, codes, status === 401 ? COMMON_HEADERS : headers);
+    // The gateway's 401 and 404 are the same for every operation: one component each.
+    const shared = GATEWAY_ANSWERS[status];
+    responses[status] = shared
+      ? { $ref: `#/components/responses/${shared}` }
+      : errorResponse(status, codes, statusHeaderNames(route, status));
   }
 
   const notes = [route.description];
@@ -74,8 +79,8 @@ function operationObject(route: Route, overrides: DeprecationOverrides): Json {
       ? {
           requestBody: {
             required: true,
-            description: `A JSON body of at most ${BODY_LIMIT}.`,
-            content: { 'application/json': { schema: jsonSchema(route.body) } },
+            description: `A JSON body of at most ${BODY_LIMIT}, sent as \`${JSON_MEDIA_TYPE}\` in UTF-8. No other media type is accepted, \`+json\` ones such as \`application/vnd.api+json\` included (415); a \`charset\` parameter, if sent, must be \`utf-8\` (415). A body that is not valid UTF-8 is 400 MALFORMED_JSON; a string holding a lone surrogate (a \`\\ud800\` escape without its pair) is 400 VALIDATION_FAILED naming the field.`,
+            content: { [JSON_MEDIA_TYPE]: { schema: jsonSchema(route.body) } },
           },
         }
       : {}),
@@ -85,8 +90,12 @@ function operationObject(route: Route, overrides: DeprecationOverrides): Json {
   };
 }
 
+/** The gateway's answers that are the same for every operation, by status: component names. */
+const GATEWAY_ANSWERS: Partial<Record<number, string>> = { 401: 'Unauthorized', 404: 'NotFound' };
+
 const deployedServer = (stage: 'Production' | 'Staging', apiId: string) => ({
   url: 'https://{apiId}.execute-api.{region}.amazonaws.com/v1',
+  'x-internal': false,
   description: `${stage}, deployed: the API id is in the outputs of the PetStore-${stage} stack`,
   variables: {
     apiId: { default: apiId, description: `The REST API id of PetStore-${stage}` },
@@ -94,8 +103,31 @@ const deployedServer = (stage: 'Production' | 'Staging', apiId: string) => ({
   },
 });
 
-/** The document; `overrides` are an environment's deprecation dates (none: the definitions' defaults). */
-export function buildOpenApiDocument(overrides: DeprecationOverrides = {}): Json {
+const LOCAL_SERVERS = [
+  { url: 'http://localhost:3000/v1', description: 'Production, local (`npm start`)', 'x-internal': false },
+  { url: 'http://localhost:3001/v1', description: 'Staging, local (`npm start`)', 'x-internal': false },
+];
+
+/** The server a document is served by: listed first, so generated clients and "Try it out" call it. */
+export interface ServingServer {
+  url: string;
+  stage: Stage;
+}
+
+function servers(self: ServingServer | undefined): Json[] {
+  const all: Json[] = [...LOCAL_SERVERS, deployedServer('Production', 'production-api-id'), deployedServer('Staging', 'staging-api-id')];
+  if (!self) return all;
+  return [
+    { url: self.url, description: `This server (${self.stage})`, 'x-internal': false },
+    ...all.filter((server) => server.url !== self.url),
+  ];
+}
+
+/**
+ * The document; `overrides` are an environment's deprecation dates (none: the definitions' defaults), `self` the
+ * server that serves it (none: the committed file, which lists local production first).
+ */
+export function buildOpenApiDocument(overrides: DeprecationOverrides = {}, self?: ServingServer): Json {
   const paths: Record<string, Record<string, Json>> = {};
   for (const route of ROUTES) {
     const item = paths[route.path] ?? {};
@@ -105,13 +137,14 @@ export function buildOpenApiDocument(overrides: DeprecationOverrides = {}): Json
 
   return {
     openapi: '3.1.0',
-    info: { title: 'Pet Store API', version: API_VERSION, description: INFO_DESCRIPTION },
-    servers: [
-      { url: 'http://localhost:3000/v1', description: 'Production, local (`npm start`)' },
-      { url: 'http://localhost:3001/v1', description: 'Staging, local (`npm start`)' },
-      deployedServer('Production', 'production-api-id'),
-      deployedServer('Staging', 'staging-api-id'),
-    ],
+    info: {
+      title: 'Pet Store API',
+      version: API_VERSION,
+      description: INFO_DESCRIPTION,
+      contact: INFO_CONTACT,
+      license: INFO_LICENSE,
+    },
+    servers: servers(self),
     security: [{ bearerAuth: [] }],
     tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     paths,
@@ -127,7 +160,8 @@ export function buildOpenApiDocument(overrides: DeprecationOverrides = {}): Json
       schemas: componentSchemas(),
       headers: HEADERS,
       responses: {
-        NotFound: errorResponse(404, ['NOT_FOUND'], ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Request-Id']),
+        Unauthorized: errorResponse(401, ['UNAUTHORIZED'], [...GATEWAY_HEADERS, 'WWW-Authenticate']),
+        NotFound: errorResponse(404, ['NOT_FOUND'], GATEWAY_HEADERS),
       },
     },
   };

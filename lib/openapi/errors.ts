@@ -14,17 +14,19 @@ export type Json = Record<string, unknown>;
 const BODY_LIMIT = `${MAX_BODY_BYTES / 1024} KiB`;
 
 export const ERROR_DOCS: Record<ErrorCode, { description: string; example: string }> = {
-  MALFORMED_JSON: { description: 'the body is missing, empty or not JSON.', example: 'The request body is not valid JSON' },
+  MALFORMED_JSON: { description: 'the body is missing, empty, not UTF-8 or not JSON.', example: 'The request body is not valid JSON' },
   VALIDATION_FAILED: {
-    description: 'a field or path parameter breaks its rule (also a body that is null, an array or a scalar); the message names it.',
+    description:
+      'a field or path parameter breaks its rule (also a body that is null, an array or a scalar, and a string holding a lone surrogate); the message names it.',
     example: '"name" must not be empty or only white space',
   },
   UNAUTHORIZED: {
-    description: 'The API key is missing, malformed, unknown, revoked, or of the other environment.',
+    description:
+      'The API key is missing, malformed, unknown, revoked, or of the other environment, or the request has more than one Authorization header. `WWW-Authenticate` carries the bearer challenge.',
     example: 'The Authorization header is missing or its API key is not valid: send Authorization: Bearer <API key>',
   },
   NOT_FOUND: {
-    description: 'No such operation: the path, or the method on it, does not exist under /v1.',
+    description: 'No such operation: the path, or the method on it (HEAD and OPTIONS included), does not exist under /v1.',
     example: 'There is no such operation: check the method and the path (see the API reference)',
   },
   METHOD_NOT_ALLOWED: { description: 'The path exists, the method does not.', example: 'The method is not allowed on this path' },
@@ -45,7 +47,7 @@ export const ERROR_DOCS: Record<ErrorCode, { description: string; example: strin
     example: `The request body is too large; the limit is ${MAX_BODY_BYTES} bytes (${BODY_LIMIT})`,
   },
   UNSUPPORTED_MEDIA_TYPE: {
-    description: 'The body is not `application/json` (parameters such as `charset` are fine).',
+    description: 'The body is not `application/json`, or its `charset` parameter is not `utf-8`.',
     example: 'Content-Type "text/plain" is not supported: send the body as application/json',
   },
   RATE_LIMIT_EXCEEDED: {

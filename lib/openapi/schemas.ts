@@ -28,22 +28,39 @@ const CONFIG = {
 /** A schema used in an operation: a $ref where it is (or holds) a named one. */
 export function jsonSchema(schema: v.GenericSchema, ignoreActions: string[] = []): JsonSchema {
   const { $schema: _dialect, $defs: _defs, ...rest } = toJsonSchema(schema, { ...CONFIG, ignoreActions });
+  addIntegerFormats(rest);
   return rest;
 }
 
-/** Every error. Open to new optional fields, which are compatible changes. */
+/**
+ * Every error. Open to new optional fields, which are compatible changes (README, "Errors"): clients must ignore
+ * fields they do not know, so the schema does not forbid them.
+ */
 const ERROR_SCHEMA: JsonSchema = {
   type: 'object',
-  description: 'Every error. `status` equals the HTTP status; `message` tells a person what to fix.',
+  description:
+    'Every error. `status` equals the HTTP status; `message` tells a person what to fix. New optional fields may be added within /v1: ignore fields you do not know.',
   required: ['code', 'message', 'status'],
   properties: {
     code: { type: 'string', enum: [...ERROR_CODES], description: 'Machine-readable error code (a closed set).' },
-    message: { type: 'string', description: 'Human-readable description.' },
-    status: { type: 'integer', minimum: 400, maximum: 599, description: 'The HTTP status code of the response.' },
+    message: { type: 'string', maxLength: 1000, description: 'Human-readable description.' },
+    status: { type: 'integer', format: 'int32', minimum: 400, maximum: 599, description: 'The HTTP status code of the response.' },
   },
-  additionalProperties: false,
 };
 
+/**
+ * Integers the valibot schemas leave without a format are int64: counts and Unix seconds, which generated clients
+ * must not read into 32 bits.
+ */
+function addIntegerFormats(node: unknown): void {
+  if (typeof node !== 'object' || node === null) return;
+  if (!Array.isArray(node) && 'type' in node && node.type === 'integer' && !('format' in node)) Object.assign(node, { format: 'int64' });
+  for (const value of Object.values(node)) addIntegerFormats(value);
+}
+
 export function componentSchemas(): Record<string, JsonSchema> {
-  return { ...toJsonSchemaDefs(COMPONENTS, CONFIG), Error: ERROR_SCHEMA };
+  // Fresh objects from the converter, so adding formats in place changes nothing else.
+  const schemas = toJsonSchemaDefs(COMPONENTS, CONFIG);
+  addIntegerFormats(schemas);
+  return { ...schemas, Error: ERROR_SCHEMA };
 }

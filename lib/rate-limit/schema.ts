@@ -12,7 +12,7 @@ export const RateLimitWindowSchema = v.object({
 });
 
 export const RateLimitStatusSchema = v.object({
-  customerId: v.string(),
+  customerId: v.pipe(v.string(), v.metadata({ maxLength: 64 })),
   plan: PlanSchema,
   minute: RateLimitWindowSchema,
   day: RateLimitWindowSchema,

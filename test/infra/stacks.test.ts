@@ -9,7 +9,14 @@ import { BUNDLE_TARGET } from '../../infra/constructs/api-function.js';
 import { AUTHORIZER_MESSAGE_TYPES } from '../../infra/constructs/gateway-responses.js';
 import { TABLE_ACTIONS } from '../../infra/constructs/table-access.js';
 import { TABLES, type TableId } from '../../lib/dynamo/tables.js';
-import { GATEWAY_RATE_LIMIT_HEADERS, GATEWAY_RESPONSES, type GatewayResponseSpec } from '../../lib/http/gateway-responses.js';
+import {
+  ANSWER_HEADERS,
+  BEARER_CHALLENGE,
+  GATEWAY_RATE_LIMIT_HEADERS,
+  GATEWAY_RESPONSES,
+  type GatewayResponseSpec,
+  INVALID_TOKEN_CHALLENGE,
+} from '../../lib/http/gateway-responses.js';
 import { DECISION_METRICS, metricsNamespace, SERVICE_NAME } from '../../lib/metric-names.js';
 import { PLAN_NAMES } from '../../lib/plans.js';
 import { type Access, ROUTES, type Route } from '../../lib/routes.js';
@@ -264,26 +271,47 @@ describe.each(STAGES)('the %s stack', (stage) => {
   describe('gateway responses', () => {
     const entries = Object.entries(GATEWAY_RESPONSES) as [string, GatewayResponseSpec][];
 
-    it.each(entries)('%s answers in the Error shape with JSON, X-Request-Id and the gateway X-RateLimit headers', (type, spec) => {
-      const responses = resourcesOf(stage, 'AWS::ApiGateway::GatewayResponse').filter(([, r]) => r.Properties?.ResponseType === type);
-      expect(responses).toHaveLength(1);
-      const props = responses[0]?.[1].Properties ?? {};
-      expect(props.StatusCode).toBe(String(spec.status));
-      const body = JSON.parse(props.ResponseTemplates['application/json']);
-      expect(body).toEqual({
-        code: spec.code,
-        message: AUTHORIZER_MESSAGE_TYPES.has(type) ? '$context.authorizer.message' : spec.message,
-        status: spec.status,
+    it.each(entries)(
+      '%s answers in the Error shape with JSON, X-Request-Id, no-store, nosniff and the gateway X-RateLimit headers',
+      (type, spec) => {
+        const responses = resourcesOf(stage, 'AWS::ApiGateway::GatewayResponse').filter(([, r]) => r.Properties?.ResponseType === type);
+        expect(responses).toHaveLength(1);
+        const props = responses[0]?.[1].Properties ?? {};
+        expect(props.StatusCode).toBe(String(spec.status));
+        const body = JSON.parse(props.ResponseTemplates['application/json']);
+        expect(body).toEqual({
+          code: spec.code,
+          message: AUTHORIZER_MESSAGE_TYPES.has(type) ? '$context.authorizer.message' : spec.message,
+          status: spec.status,
+        });
+        expect(Object.keys(body)).toEqual(['code', 'message', 'status']);
+        const headers: Record<string, string> = {
+          'gatewayresponse.header.Content-Type': "'application/json'",
+          'gatewayresponse.header.X-Request-Id': 'context.requestId',
+        };
+        for (const [name, value] of Object.entries({ ...GATEWAY_RATE_LIMIT_HEADERS, ...ANSWER_HEADERS, ...spec.headers })) {
+          headers[`gatewayresponse.header.${name}`] = `'${value}'`;
+        }
+        expect(props.ResponseParameters).toEqual(headers);
+        expect(props.ResponseParameters).toMatchObject({
+          'gatewayresponse.header.Cache-Control': "'no-store'",
+          'gatewayresponse.header.X-Content-Type-Options': "'nosniff'",
+        });
+      },
+    );
+
+    it.each([
+      ['UNAUTHORIZED', BEARER_CHALLENGE],
+      ['ACCESS_DENIED', INVALID_TOKEN_CHALLENGE],
+    ])('%s challenges with WWW-Authenticate: %s (a static value, as gateway responses allow)', (type, challenge) => {
+      templates[stage].hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+        ResponseType: type,
+        ResponseParameters: Match.objectLike({ 'gatewayresponse.header.WWW-Authenticate': `'${challenge}'` }),
       });
-      expect(Object.keys(body)).toEqual(['code', 'message', 'status']);
-      const headers: Record<string, string> = {
-        'gatewayresponse.header.Content-Type': "'application/json'",
-        'gatewayresponse.header.X-Request-Id': 'context.requestId',
-      };
-      for (const [name, value] of Object.entries({ ...GATEWAY_RATE_LIMIT_HEADERS, ...spec.headers })) {
-        headers[`gatewayresponse.header.${name}`] = `'${value}'`;
-      }
-      expect(props.ResponseParameters).toEqual(headers);
+    });
+
+    it('the REST API treats every media type as binary, so functions get the bytes of a body as sent', () => {
+      templates[stage].hasResourceProperties('AWS::ApiGateway::RestApi', { BinaryMediaTypes: ['*/*'] });
     });
 
     it.each([
@@ -403,6 +431,23 @@ describe.each(STAGES)('the %s stack', (stage) => {
         templates[stage].hasResourceProperties('AWS::WAFv2::WebACL', {
           Scope: 'REGIONAL',
           Rules: [Match.objectLike({ Statement: { RateBasedStatement: { AggregateKeyType: 'IP', Limit: 3000 } } })],
+        });
+        // Its refusal carries no-store and nosniff like every other answer.
+        templates[stage].hasResourceProperties('AWS::WAFv2::WebACL', {
+          Rules: [
+            Match.objectLike({
+              Action: {
+                Block: {
+                  CustomResponse: Match.objectLike({
+                    ResponseHeaders: Match.arrayWith([
+                      { Name: 'Cache-Control', Value: 'no-store' },
+                      { Name: 'X-Content-Type-Options', Value: 'nosniff' },
+                    ]),
+                  }),
+                },
+              },
+            }),
+          ],
         });
         templates[stage].resourceCountIs('AWS::WAFv2::WebACLAssociation', 1);
       } else {

@@ -7,6 +7,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { API_VERSION } from '../../lib/openapi/document.js';
 import { ROUTES } from '../../lib/routes.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -41,11 +42,16 @@ afterAll(() => {
 });
 
 describe('GET /v1/openapi.json on the local gateway', () => {
-  it('answers without an API key with the committed OpenAPI document', async () => {
+  it('answers without an API key with the committed OpenAPI document, its own server listed first', async () => {
     const response = await fetch(`${origin}/v1/openapi.json`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(await response.json()).toEqual(JSON.parse(readFileSync(new URL('../../openapi.json', import.meta.url), 'utf8')));
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    const served = (await response.json()) as { servers: { url: string }[] };
+    const committed = JSON.parse(readFileSync(new URL('../../openapi.json', import.meta.url), 'utf8')) as typeof served;
+    // Served on a port of its own (PORT=0), so "Try it out" must call this server, not localhost:3000.
+    expect(served.servers[0]).toMatchObject({ url: `${origin}/v1`, description: 'This server (production)' });
+    expect({ ...served, servers: served.servers.slice(1) }).toEqual(committed);
   });
 });
 
@@ -106,7 +112,7 @@ describe('GET /docs on the local gateway', () => {
         expect(operations).toContainEqual({ method: route.method, path: route.path, deprecated: route.deprecation !== undefined });
       }
       await expect(page.locator('.info .title').textContent()).resolves.toContain('Pet Store API');
-      await expect(page.locator('.info .title').textContent()).resolves.toContain('1.0.0');
+      await expect(page.locator('.info .title').textContent()).resolves.toContain(API_VERSION);
 
       mkdirSync(fileURLToPath(new URL('../artifacts/', import.meta.url)), { recursive: true });
       await page.screenshot({ path: SCREENSHOT, fullPage: true });

@@ -5,22 +5,29 @@
 import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
+import { GATEWAY_HEADERS } from '../../lib/http/answers.js';
 import { ERROR_STATUS } from '../../lib/http/errors.js';
 import { committedDocumentText } from '../../lib/openapi/committed.js';
+import { API_VERSION, buildOpenApiDocument } from '../../lib/openapi/document.js';
 import { ROUTES, type Route } from '../../lib/routes.js';
 import { OPENAPI_PATH, openApiProblems } from '../support/openapi-conformance.js';
 
 interface Doc {
   openapi: string;
-  info: { version: string };
-  servers: { url: string }[];
+  info: { version: string; description: string; contact?: { name: string; url: string }; license?: { name: string; url: string } };
+  servers: { url: string; description: string }[];
   security: Record<string, string[]>[];
   paths: Record<string, Record<string, Operation>>;
   components: {
     securitySchemes: Record<string, { type: string; scheme: string; bearerFormat: string }>;
-    schemas: Record<string, { properties: Record<string, { enum?: string[] }> }>;
+    schemas: Record<string, { properties: Record<string, { enum?: string[] }>; additionalProperties?: unknown }>;
     headers: Record<string, { required?: boolean }>;
+    responses: Record<string, Response>;
   };
+}
+interface Response {
+  headers: Record<string, { $ref: string }>;
+  content?: Record<string, unknown>;
 }
 interface Operation {
   operationId: string;
@@ -28,13 +35,16 @@ interface Operation {
   description?: string;
   'x-stability': string;
   'x-sunset'?: string;
-  requestBody?: { content: Record<string, { schema: { $ref: string } }> };
-  responses: Record<string, { headers: Record<string, { $ref: string }>; content?: Record<string, unknown> }>;
+  requestBody?: { description: string; content: Record<string, { schema: { $ref: string } }> };
+  responses: Record<string, Response | { $ref: string }>;
 }
 
 const text = readFileSync(OPENAPI_PATH, 'utf8');
 const doc = JSON.parse(text) as Doc;
 const operation = (route: Route) => doc.paths[route.path]?.[route.method.toLowerCase()] as Operation;
+/** A response, its $ref to components.responses followed. */
+const resolved = (response: Response | { $ref: string }): Response =>
+  '$ref' in response ? (doc.components.responses[response.$ref.split('/').at(-1) ?? ''] as Response) : response;
 
 describe('openapi.json', () => {
   it('is what `npm run openapi` writes now (run it after changing routes or schemas)', () => {
@@ -55,12 +65,52 @@ describe('openapi.json', () => {
     expect((await new Validator().validate(broken as never)).valid).toBe(false);
   });
 
-  it('is interface version 1.0.0 with the local production and staging servers under /v1', () => {
+  it('is interface version 1.1.0 (1.0.0 plus the compatible additions of CONTRACT.md), with contact and licence', () => {
     expect(doc.openapi).toBe('3.1.0');
-    expect(doc.info.version).toBe('1.0.0');
+    expect(API_VERSION).toBe('1.1.0');
+    expect(doc.info.version).toBe('1.1.0');
+    expect(doc.info.contact).toMatchObject({ name: expect.any(String), url: expect.stringMatching(/^https:\/\//) });
+    expect(doc.info.license).toMatchObject({ name: expect.any(String), url: expect.stringMatching(/^https:\/\//) });
+  });
+
+  it('lists the local production and staging servers under /v1, local production first in the committed file', () => {
     const urls = doc.servers.map((s) => s.url);
-    expect(urls).toEqual(expect.arrayContaining(['http://localhost:3000/v1', 'http://localhost:3001/v1']));
+    expect(urls.slice(0, 2)).toEqual(['http://localhost:3000/v1', 'http://localhost:3001/v1']);
     for (const url of urls) expect(url).toMatch(/\/v1$/);
+  });
+
+  it.each([
+    ['staging on its default port', 'http://localhost:3001/v1', 'staging'],
+    ['production on another port', 'http://127.0.0.1:4100/v1', 'production'],
+  ] as const)('as served by %s, lists that server first, once', (_, url, stage) => {
+    const served = buildOpenApiDocument({}, { url, stage }) as unknown as Doc;
+    expect(served.servers[0]).toMatchObject({ url, description: expect.stringContaining(stage) });
+    expect(served.servers.filter((s) => s.url === url)).toHaveLength(1);
+    expect(served.servers.slice(1)).toEqual(doc.servers.filter((s) => s.url !== url));
+  });
+
+  it('says how paths and methods are matched: a trailing slash ignored, HEAD and OPTIONS 404', () => {
+    const { description } = doc.info;
+    expect(description).toMatch(/trailing slash is ignored/);
+    expect(description).toMatch(/HEAD and OPTIONS/);
+  });
+
+  it('lets the Error object grow new optional fields, as the README promises of compatible changes', () => {
+    expect(doc.components.schemas.Error?.additionalProperties).not.toBe(false);
+  });
+
+  it('says which media types a body may have, as the server does: application/json in UTF-8, nothing else', () => {
+    const body = operation((ROUTES as readonly Route[]).find((r) => r.body) as Route).requestBody;
+    expect(Object.keys(body?.content ?? {})).toEqual(['application/json']);
+    expect(body?.description).toMatch(/application\/vnd\.api\+json.*415.*charset.*utf-8/);
+  });
+
+  it('declares the gateway 401 without the IETF rate-limit fields, never sent there, and with WWW-Authenticate', () => {
+    const headers = Object.keys(doc.components.responses.Unauthorized?.headers ?? {});
+    expect(headers).toEqual(expect.arrayContaining([...GATEWAY_HEADERS, 'WWW-Authenticate']));
+    expect(headers).not.toContain('RateLimit');
+    expect(headers).not.toContain('RateLimit-Policy');
+    expect(doc.components.headers['WWW-Authenticate']?.required).toBe(true);
   });
 
   it('requires a bearer API key on every operation', () => {
@@ -85,22 +135,16 @@ describe('openapi.json', () => {
       } else expect(op['x-sunset']).toBeUndefined();
     });
 
-    it('documents 401, 429, 500 and 503 as Errors, every response with X-Request-Id and the rate-limit headers', () => {
+    it('documents 401, 404, 429, 500 and 503 as Errors, every response with X-Request-Id, no-store, nosniff and the rate-limit headers', () => {
       const op = operation(route);
-      expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['401', '429', '500', '503']));
-      for (const [status, response] of Object.entries(op.responses)) {
-        expect(Object.keys(response.headers), status).toEqual(
-          expect.arrayContaining([
-            'X-Request-Id',
-            'X-RateLimit-Limit',
-            'X-RateLimit-Remaining',
-            'X-RateLimit-Reset',
-            'RateLimit-Policy',
-            'RateLimit',
-          ]),
-        );
-        // The gateway answers 401 before the operation runs: no route-specific headers there.
-        const fromOperation = status !== '401';
+      expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['401', '404', '429', '500', '503']));
+      expect(op.responses['404']).toEqual({ $ref: '#/components/responses/NotFound' });
+      for (const [status, reference] of Object.entries(op.responses)) {
+        const response = resolved(reference);
+        expect(Object.keys(response.headers), status).toEqual(expect.arrayContaining([...GATEWAY_HEADERS]));
+        // The gateway answers 401 and 404 before the operation runs: no customer, no route-specific headers there.
+        const fromOperation = status !== '401' && status !== '404';
+        if (fromOperation) expect(Object.keys(response.headers), status).toEqual(expect.arrayContaining(['RateLimit-Policy', 'RateLimit']));
         if (route.deprecation && fromOperation)
           expect(Object.keys(response.headers), status).toEqual(expect.arrayContaining(['Deprecation', 'Sunset', 'Link']));
         if (route.stability !== 'stable' && fromOperation) expect(Object.keys(response.headers), status).toContain('X-API-Stability');
@@ -119,19 +163,25 @@ describe('openapi.json', () => {
   it('documents the statuses of createCategory, getPetById and listStoreOrders from the contract', () => {
     const statuses = (id: string) =>
       Object.keys(operation((ROUTES as readonly Route[]).find((r) => r.operationId === id) as Route).responses);
-    expect(statuses('createCategory')).toEqual(['201', '400', '401', '409', '413', '415', '429', '500', '503']);
-    expect(statuses('getPetById')).toEqual(['400', '401', '410', '429', '500', '501', '503']);
-    expect(statuses('listStoreOrders')).toEqual(['401', '429', '500', '501', '503']);
+    expect(statuses('createCategory')).toEqual(['201', '400', '401', '404', '409', '413', '415', '429', '500', '503']);
+    expect(statuses('getPetById')).toEqual(['400', '401', '404', '410', '429', '500', '501', '503']);
+    expect(statuses('listStoreOrders')).toEqual(['401', '404', '429', '500', '501', '503']);
   });
 
-  it('marks the rate-limit headers and X-Request-Id required', () => {
-    for (const name of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Request-Id']) {
+  it('marks the rate-limit headers, X-Request-Id, Cache-Control and X-Content-Type-Options required', () => {
+    for (const name of GATEWAY_HEADERS) {
       expect(doc.components.headers[name]?.required, name).toBe(true);
     }
   });
 });
 
-const RATE_LIMITED = { 'X-RateLimit-Limit': '60', 'X-RateLimit-Remaining': '59', 'X-RateLimit-Reset': '1800000000' };
+const RATE_LIMITED = {
+  'X-RateLimit-Limit': '60',
+  'X-RateLimit-Remaining': '59',
+  'X-RateLimit-Reset': '1800000000',
+  'Cache-Control': 'no-store',
+  'X-Content-Type-Options': 'nosniff',
+};
 
 describe('the conformance check every HTTP test runs', () => {
   const answer = (status: number, body: unknown, headers: Record<string, string> = {}) => ({

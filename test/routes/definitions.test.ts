@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { NewCategorySchema } from '../../lib/categories/schema.js';
-import { COMMON_HEADERS, RETRY_AFTER_CODES, routeErrorCodes, routeHeaderNames } from '../../lib/http/answers.js';
+import { RETRY_AFTER_CODES, routeErrorCodes, statusHeaderNames } from '../../lib/http/answers.js';
 import { ERROR_STATUS } from '../../lib/http/errors.js';
 import { jsonSchema } from '../../lib/openapi/schemas.js';
 import { defineRoute, ROUTES, type Route } from '../../lib/routes.js';
@@ -52,21 +52,35 @@ describe('defineRoute refuses a definition the generators cannot use', () => {
   });
 });
 
-interface Operation {
+interface Response {
+  headers: Record<string, unknown>;
+  content: Record<string, { schema: { properties?: { code?: { enum: string[] } } } & Record<string, unknown> }>;
+}
+interface RawOperation {
   parameters?: { name: string; in: string; required: boolean; schema: unknown }[];
   requestBody?: { content: Record<string, { schema: unknown }> };
-  responses: Record<
-    string,
-    {
-      headers: Record<string, unknown>;
-      content: Record<string, { schema: { properties?: { code?: { enum: string[] } } } & Record<string, unknown> }>;
-    }
-  >;
+  responses: Record<string, Response | { $ref: string }>;
 }
-const doc = JSON.parse(readFileSync(OPENAPI_PATH, 'utf8')) as { paths: Record<string, Record<string, Operation>> };
+type Operation = Omit<RawOperation, 'responses'> & { responses: Record<string, Response> };
+const doc = JSON.parse(readFileSync(OPENAPI_PATH, 'utf8')) as {
+  paths: Record<string, Record<string, RawOperation>>;
+  components: { responses: Record<string, Response> };
+};
+
+/** The operation with its responses' $refs to components.responses followed. */
+function resolvedOperation(raw: RawOperation | undefined): Operation | undefined {
+  if (!raw) return undefined;
+  const responses: Record<string, Response> = {};
+  for (const [status, response] of Object.entries(raw.responses)) {
+    const ref = '$ref' in response ? response.$ref : undefined;
+    const target = ref ? doc.components.responses[ref.split('/').at(-1) ?? ''] : response;
+    if (target && !('$ref' in target)) responses[status] = target;
+  }
+  return { ...raw, responses };
+}
 
 describe.each(ROUTES.map((route) => [route.operationId, route] as const))('%s', (_id, route) => {
-  const operation = doc.paths[route.path]?.[route.method.toLowerCase()];
+  const operation = resolvedOperation(doc.paths[route.path]?.[route.method.toLowerCase()]);
 
   it('has its handler file in functions/, exporting handler', async () => {
     const file = new URL(`../../functions/${route.handler}.ts`, import.meta.url);
@@ -87,11 +101,11 @@ describe.each(ROUTES.map((route) => [route.operationId, route] as const))('%s', 
     }
   });
 
-  it('documents the headers its definition implies on every answer (the gateway 401: only the common ones)', () => {
+  it('documents the headers its definition implies on every answer (the gateway 401 and 404: only the gateway ones)', () => {
     for (const [status, response] of Object.entries(operation?.responses ?? {})) {
       const codes = response.content['application/json']?.schema.properties?.code?.enum ?? [];
       const retry = codes.some((code) => RETRY_AFTER_CODES.has(code as never)) ? ['Retry-After'] : [];
-      const expected = status === '401' ? [...COMMON_HEADERS] : routeHeaderNames(route);
+      const expected = statusHeaderNames(route, Number(status));
       expect(Object.keys(response.headers).sort(), status).toEqual([...expected, ...retry].sort());
     }
   });

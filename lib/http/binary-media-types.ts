@@ -1,0 +1,25 @@
+/**
+ * The REST API's binaryMediaTypes, set by the CDK stack and modelled by the local gateway. API Gateway passes a
+ * request body whose Content-Type matches one of these to a Lambda proxy integration as the bytes the client sent,
+ * base64-encoded (isBase64Encoded true); any other body reaches the function as a UTF-8 string ("Content type
+ * conversions in API Gateway", docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-payload-encodings-workflow.html).
+ * AWS does not document what becomes of bytes that are not UTF-8 on the text path, so every type is listed:
+ * the function then sees the bytes themselves and refuses invalid UTF-8 (lib/http/json-body.ts).
+ *
+ * It changes nothing in the answers: API Gateway decodes a function's body from base64 only when the function says
+ * isBase64Encoded, which ours never do ("Return binary media from a Lambda proxy integration in API Gateway").
+ */
+import { parseContentType } from './media-type.js';
+
+export const BINARY_MEDIA_TYPES: readonly string[] = ['*/*'];
+
+/** Whether a request with this Content-Type has its body passed as binary; `*` matches a whole type or subtype. */
+export function isBinaryMediaType(contentType: string | undefined, patterns: readonly string[] = BINARY_MEDIA_TYPES): boolean {
+  const parsed = contentType === undefined ? undefined : parseContentType(contentType);
+  if (!parsed) return false;
+  const [type, subtype] = parsed.type.split('/');
+  return patterns.some((pattern) => {
+    const [wantType, wantSubtype] = pattern.toLowerCase().split('/');
+    return (wantType === '*' || wantType === type) && (wantSubtype === '*' || wantSubtype === subtype);
+  });
+}
