@@ -9,13 +9,10 @@ import type { Context } from 'aws-lambda';
 import { FUNCTION_SETTINGS } from '../function-settings.js';
 import type { OperationMiddleware } from './context.js';
 import { HttpError } from './errors.js';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_MAX, REMEMBERED_SECONDS, REPLAYED_HEADER } from './idempotency-names.js';
 import type { ApiEvent, ApiResult } from './response.js';
 
-export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
-export const REPLAYED_HEADER = 'Idempotent-Replayed';
-export const IDEMPOTENCY_KEY_MAX = 255;
-/** How long a key and its answer are remembered. */
-export const REMEMBERED_SECONDS = 24 * 60 * 60;
+export { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_MAX, REMEMBERED_SECONDS, REPLAYED_HEADER };
 /** Seconds a claim on a key can outlive the request that made it: the function's timeout (see idempotency.ts). */
 export const CLAIM_LAPSES_AFTER_SECONDS = FUNCTION_SETTINGS.operationTimeoutSeconds;
 /**
