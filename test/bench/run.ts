@@ -45,7 +45,8 @@ function table(title: string, rows: Record<string, unknown>[]): void {
 
 // 2. DynamoDB work per request
 const keyed = await makeCustomer('enterprise', { perMinute: 1_000_000, perDay: 1_000_000_000 });
-const work = await workPerRequest(handlers, meter, authorizerEvent(buildEvent({ headers: { Authorization: keyed.authorization } })));
+const keyedAuthorizerEvent = authorizerEvent(buildEvent({ headers: { Authorization: keyed.authorization } }));
+const work = await workPerRequest(handlers, meter, keyedAuthorizerEvent);
 results.work = work;
 table('DynamoDB work per request (SDK middleware + ReturnConsumedCapacity)', work as unknown as Record<string, unknown>[]);
 
@@ -68,7 +69,7 @@ const coldEvents = Object.fromEntries(
     make as () => unknown,
   ]),
 );
-coldEvents.authorizer = () => authorizerEvent;
+coldEvents.authorizer = () => keyedAuthorizerEvent;
 const cold = await coldStarts(coldEvents, env, settings.coldRuns);
 results.coldStart = cold;
 table(
