@@ -12,8 +12,8 @@
  * middleware answers a replay with Middy's early return, which skips every `after` step, so a replay would lack
  * X-Request-Id and the rate-limit headers of this request; and it stores only what the handler returns, so an
  * answer the operation gives by throwing (409 CATEGORY_EXISTS) could not be remembered. What is written here is
- * what the library leaves to us: the header's syntax (idempotency-key.ts), scoping keys per customer, turning a thrown 4xx into a stored
- * answer, and the contract's codes for the library's errors.
+ * what the library leaves to us: the header's syntax (idempotency-key.ts), scoping keys per customer, turning a
+ * thrown 4xx into a stored answer, and the contract's codes for the library's errors.
  *
  * What is remembered follows the IETF draft "The Idempotency-Key HTTP Header Field": the result of the operation,
  * success or error (201, and the operation's own 4xx such as 409 CATEGORY_EXISTS). Not remembered: refusals before
