@@ -1,11 +1,14 @@
-/** createCategory: POST /categories — stores the checked NewCategory under a new id. */
+/** createCategory: POST /categories — stores the checked NewCategory under a new id; a retry with its Idempotency-Key gets the same answer. */
 import { categoryStore } from '../lib/categories/store.js';
 import { tableName } from '../lib/config.js';
 import { documentClient } from '../lib/dynamo/client.js';
+import { idempotentRunner } from '../lib/http/idempotency.js';
 import { operation } from '../lib/http/operation.js';
 import { json } from '../lib/http/response.js';
 import { createCategory } from '../lib/routes.js';
 
 const categories = categoryStore(documentClient(), tableName('CATEGORIES_TABLE'));
 
-export const handler = operation(createCategory, async (_event, { body }) => json(201, await categories.create(body)));
+export const handler = operation(createCategory, async (_event, { body }) => json(201, await categories.create(body)), {
+  idempotency: idempotentRunner(createCategory),
+});

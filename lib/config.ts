@@ -25,6 +25,7 @@ export const EnvSchema = v.object({
   CUSTOMERS_TABLE: tableVariable,
   KEYS_TABLE: tableVariable,
   COUNTERS_TABLE: tableVariable,
+  IDEMPOTENCY_TABLE: tableVariable,
   /** Set locally (DynamoDB Local); unset on Lambda, where the SDK finds the regional endpoint. */
   DYNAMODB_ENDPOINT: optionalText(v.pipe(v.string(), v.url('DYNAMODB_ENDPOINT must be a URL'))),
   AWS_REGION: v.optional(v.string()),
@@ -65,7 +66,7 @@ export function setConfig(next: Env | undefined): void {
   current = next;
 }
 
-type TableVariable = 'CATEGORIES_TABLE' | 'CUSTOMERS_TABLE' | 'KEYS_TABLE' | 'COUNTERS_TABLE';
+type TableVariable = 'CATEGORIES_TABLE' | 'CUSTOMERS_TABLE' | 'KEYS_TABLE' | 'COUNTERS_TABLE' | 'IDEMPOTENCY_TABLE';
 
 /**
  * A table name a module needs. Each store is built with this at its function's load, so a function fails its

@@ -47,6 +47,11 @@ export interface Route<TQuota extends Quota = Quota, TBody = unknown> {
   runsBeforeAdmission: boolean;
   /** DynamoDB tables the operation's function uses, and how; the CDK stack grants exactly these. */
   tables: Partial<Record<TableId, Access>>;
+  /**
+   * Takes an optional Idempotency-Key header (lib/http/idempotency.ts): a retry with the same key and body gets the
+   * first answer again, and nothing runs twice. Only for a POST, and the route then writes the idempotency table.
+   */
+  idempotent?: boolean;
   params?: ParamsSchema;
   /** The JSON request body, checked before the handler runs; the handler gets the parsed output. */
   body?: BodySchema<TBody>;
@@ -71,6 +76,10 @@ export function defineRoute<TQuota extends Quota, TBody = unknown>(route: Route<
   if (route.runsBeforeAdmission && route.deprecation) throw new Error(`${where}: a deprecated call is recorded after admission`);
   if (route.quota === 'peek' && route.tables.counters !== 'read') throw new Error(`${where}: peeking reads the counters table`);
   if (route.quota === 'consume' && route.tables.counters !== 'write') throw new Error(`${where}: counting writes the counters table`);
+  if (route.idempotent && route.method !== 'POST') throw new Error(`${where}: only a POST takes an Idempotency-Key`);
+  if (Boolean(route.idempotent) !== (route.tables.idempotency === 'write')) {
+    throw new Error(`${where}: an idempotent route writes the idempotency table, and only it does`);
+  }
   return route;
 }
 
@@ -124,7 +133,8 @@ export const createCategory = defineRoute({
   stability: 'stable',
   quota: 'consume',
   runsBeforeAdmission: false,
-  tables: { categories: 'write', counters: 'write' },
+  tables: { categories: 'write', counters: 'write', idempotency: 'write' },
+  idempotent: true,
   body: NewCategorySchema,
   success: { status: 201, description: 'The category created, with its new id.', schema: CategorySchema },
   errors: ['CATEGORY_EXISTS', 'CATEGORY_LIMIT_REACHED'],

@@ -26,6 +26,12 @@ export const TABLE_ACTIONS: Readonly<Record<TableId, Partial<Record<Access, read
     read: ['dynamodb:GetItem'],
     write: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
   },
+  // Powertools' DynamoDBPersistenceLayer: a conditional PutItem claims a key, UpdateItem stores the answer, DeleteItem
+  // releases a key whose request failed (so a retry runs again), and GetItem reads a record the failed Put did not
+  // return. Only a route that takes an Idempotency-Key declares this table.
+  idempotency: {
+    write: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem'],
+  },
 };
 
 /** Which tables a function uses, and how: a route's `tables`, or the authorizer's. */

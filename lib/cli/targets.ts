@@ -35,12 +35,13 @@ export async function resolveTarget(stage: Stage, aws: boolean): Promise<Target>
     if (!name) throw new Error(`stack ${stackName} has no output ${TABLE_OUTPUT_KEYS[id]}: is it deployed with this version?`);
     return name;
   };
-  // All four, though the commands use three: a stack that lacks one is of another version, which the error says.
+  // All of them, though the commands use three: a stack that lacks one is of another version, which the error says.
   const tables = {
     CATEGORIES_TABLE: tableName('categories'),
     CUSTOMERS_TABLE: tableName('customers'),
     KEYS_TABLE: tableName('keys'),
     COUNTERS_TABLE: tableName('counters'),
+    IDEMPOTENCY_TABLE: tableName('idempotency'),
   };
   return { client: createDynamoClient(), tables, where: `stack ${stackName}` };
 }

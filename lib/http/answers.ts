@@ -3,7 +3,8 @@
  * headers on its answers. The OpenAPI document is written from this, and a test checks it against the chain.
  */
 import type { Route } from '../routes.js';
-import type { ErrorCode } from './errors.js';
+import { ERROR_STATUS, type ErrorCode } from './errors.js';
+import { REPLAYED_HEADER } from './idempotency-key.js';
 import { BODY_ERRORS } from './json-body.js';
 
 /**
@@ -14,6 +15,8 @@ import { BODY_ERRORS } from './json-body.js';
 const ALWAYS: readonly ErrorCode[] = ['UNAUTHORIZED', 'NOT_FOUND', 'THROTTLED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
 /** A route that counts can be refused. */
 const QUOTA_ERRORS: readonly ErrorCode[] = ['RATE_LIMIT_EXCEEDED', 'API_KEY_TEMPORARILY_BANNED'];
+/** A route that takes an Idempotency-Key: a malformed key, a key reused with another body, a key still in use. */
+const IDEMPOTENCY_ERRORS: readonly ErrorCode[] = ['VALIDATION_FAILED', 'IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_IN_PROGRESS'];
 
 export function routeErrorCodes(route: Route): ErrorCode[] {
   const codes = new Set<ErrorCode>([
@@ -21,6 +24,7 @@ export function routeErrorCodes(route: Route): ErrorCode[] {
     ...(route.body ? BODY_ERRORS : []),
     ...(route.params ? (['VALIDATION_FAILED'] as const) : []),
     ...(route.deprecation ? (['GONE'] as const) : []),
+    ...(route.idempotent ? IDEMPOTENCY_ERRORS : []),
     ...(route.quota === 'consume' ? QUOTA_ERRORS : []),
     ...ALWAYS,
   ]);
@@ -60,10 +64,29 @@ export function statusHeaderNames(route: Route, status: number): string[] {
   return routeHeaderNames(route);
 }
 
+/**
+ * The codes a replay can answer with: the operation's own 4xx, which are remembered with its success
+ * (lib/http/idempotency.ts); none for a route without an Idempotency-Key.
+ */
+export function replayableCodes(route: Route): ErrorCode[] {
+  return route.idempotent ? route.errors.filter((code) => ERROR_STATUS[code] < 500) : [];
+}
+
+/**
+ * The headers of the operation's answers with this status (carrying these codes, for an error): those of every
+ * answer, and Idempotent-Replayed where a replay can answer with the status.
+ */
+export function answerHeaderNames(route: Route, status: number, codes: readonly ErrorCode[] = []): string[] {
+  const replayable = replayableCodes(route);
+  const replays = route.idempotent && (status === route.success?.status || codes.some((code) => replayable.includes(code)));
+  return [...statusHeaderNames(route, status), ...(replays ? [REPLAYED_HEADER] : [])];
+}
+
 /** Codes whose answers tell the client when to retry. */
 export const RETRY_AFTER_CODES: ReadonlySet<ErrorCode> = new Set([
   'RATE_LIMIT_EXCEEDED',
   'API_KEY_TEMPORARILY_BANNED',
   'THROTTLED',
   'SERVICE_UNAVAILABLE',
+  'IDEMPOTENCY_IN_PROGRESS',
 ]);

@@ -22,6 +22,8 @@ export interface OperationContext extends Context {
   params?: Record<string, string>;
   /** The windows a peek read (rate-limit.ts); only peek routes get it, and their handlers' context says so. */
   usage?: UsageSnapshot;
+  /** The request's checked Idempotency-Key (idempotency.ts), on routes that take one; undefined when none was sent. */
+  idempotencyKey?: string;
 }
 
 /** The caller, for the steps after auth-context.ts (which refuses a request without one). */

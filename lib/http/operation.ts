@@ -2,8 +2,11 @@
  * Builds the Middy chain of one operation from its route definition. Every handler in functions/ is
  * `operation(route, fn)`, so every operation gets the same steps in the same order:
  *   before: the Lambda context for log lines → request headers normalised → the authorizer's context → the rate limiter → (deprecated routes) the
- *           call recorded and 410 after the sunset → (routes with them) path parameters → (routes with one) the
- *           JSON body. Body and parameter errors come after admission: a request with a bad body counts.
+ *           call recorded and 410 after the sunset → (routes with them) path parameters → (idempotent routes) the
+ *           Idempotency-Key header → (routes with one) the JSON body. Body and parameter errors come after
+ *           admission: a request with a bad body counts.
+ *   handler: on an idempotent route with a key, inside the idempotency utility (idempotency.ts): a replay gets the
+ *           stored answer without running the handler, yet passes through every after step like any answer.
  *   onError: the error becomes its Error answer first (http-errors.ts), then the rate-limit headers and the
  *           common headers go on it; `after` adds the same headers to a success.
  * The stores the chain needs are built here, at the function's cold start.
@@ -20,9 +23,10 @@ import { dynamoRateLimiter } from '../rate-limit/dynamo-limiter.js';
 import type { UsageSnapshot } from '../rate-limit/limiter.js';
 import type { Quota, Route } from '../routes.js';
 import { authContext } from './auth-context.js';
-import type { OperationContext, OperationInternal } from './context.js';
+import { callerOf, type OperationContext, type OperationInternal } from './context.js';
 import { deprecated } from './deprecation.js';
 import { httpErrors } from './http-errors.js';
+import { type IdempotentRunner, idempotencyKeyHeader, parsedBody } from './idempotency-key.js';
 import { jsonBody } from './json-body.js';
 import { pathParams } from './path-params.js';
 import { rateLimit } from './rate-limit.js';
@@ -38,7 +42,24 @@ export type HandlerContext<TQuota extends Quota, TBody> = Context & {
 
 export type OperationHandler<TQuota extends Quota, TBody> = (event: ApiEvent, context: HandlerContext<TQuota, TBody>) => Promise<ApiResult>;
 
-export function operation<TQuota extends Quota, TBody>(route: Route<TQuota, TBody>, handler: OperationHandler<TQuota, TBody>) {
+/** What a handler file adds to its route's chain: for an idempotent route, `idempotentRunner(route)` (idempotency.ts). */
+export interface OperationOptions {
+  idempotency?: IdempotentRunner;
+}
+
+export function operation<TQuota extends Quota, TBody>(
+  route: Route<TQuota, TBody>,
+  handler: OperationHandler<TQuota, TBody>,
+  options: OperationOptions = {},
+) {
+  // The library behind idempotency is passed in by the route's handler file rather than imported here, so the
+  // functions of other routes do not carry it; the route's definition still decides, and a mismatch fails the load.
+  const { idempotency } = options;
+  if (Boolean(route.idempotent) !== Boolean(idempotency)) {
+    throw new Error(
+      `route ${route.operationId}: ${route.idempotent ? 'is idempotent: pass idempotentRunner(route)' : 'is not idempotent'}`,
+    );
+  }
   const db = documentClient();
   const counters = tableName('COUNTERS_TABLE');
   const chain = middy<ApiEvent, ApiResult, Error, OperationContext, OperationInternal>()
@@ -49,10 +70,16 @@ export function operation<TQuota extends Quota, TBody>(route: Route<TQuota, TBod
     .use(rateLimit(route, dynamoRateLimiter(db, counters, { banSeconds: config().BAN_SECONDS })));
   if (route.deprecation) chain.use(deprecated(route, route.deprecation, deprecatedCallStore(db, counters)));
   if (route.params) chain.use(pathParams(route.params));
+  if (route.idempotent) chain.use(idempotencyKeyHeader());
   if (route.body) chain.use(jsonBody(route.body));
   // Last in, so its onError runs first and the steps above decorate the answer it builds.
   chain.use(httpErrors());
-  // By now the chain has checked what the route declares: the caller, the body against its schema, the
-  // parameters, and for a peek route the usage it read; TypeScript cannot follow a route's quota to its context.
-  return chain.handler((event, context) => handler(event, context as HandlerContext<TQuota, TBody>));
+  return chain.handler((event, context) => {
+    // By now the chain has checked what the route declares: the caller, the body against its schema, the
+    // parameters, and for a peek route the usage it read; TypeScript cannot follow a route's quota to its context.
+    const run = () => handler(event, context as HandlerContext<TQuota, TBody>);
+    const key = context.idempotencyKey;
+    if (!idempotency || key === undefined) return run();
+    return idempotency({ customerId: callerOf(context).customerId, key, body: parsedBody(event) }, context, run);
+  });
 }

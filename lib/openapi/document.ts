@@ -5,7 +5,8 @@
  * /v1/openapi.json with its environment's deprecation dates.
  */
 import { type DeprecationOverrides, deprecationDates } from '../deprecation.js';
-import { GATEWAY_HEADERS, routeErrorCodes, routeHeaderNames, statusHeaderNames } from '../http/answers.js';
+import { answerHeaderNames, GATEWAY_HEADERS, routeErrorCodes } from '../http/answers.js';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_KEY_RULE, REMEMBERED_SECONDS } from '../http/idempotency-key.js';
 import { MAX_BODY_BYTES } from '../http/json-body.js';
 import { JSON_MEDIA_TYPE } from '../http/media-type.js';
 import { ROUTES, type Route, type Tag } from '../routes.js';
@@ -26,20 +27,37 @@ const TAGS: Record<Tag, string> = {
 };
 
 function parameters(route: Route): Json[] {
-  return Object.entries(route.params?.entries ?? {}).map(([name, schema]) => {
+  const path = Object.entries(route.params?.entries ?? {}).map(([name, schema]) => {
     // A parameter's regex checks the string the gateway hands over; a client sees the integer its metadata says.
     const { description, ...rest } = jsonSchema(schema, ['regex']);
     return { name, in: 'path', required: true, ...(description ? { description } : {}), schema: rest };
   });
+  return route.idempotent ? [...path, idempotencyKeyParameter()] : path;
+}
+
+function idempotencyKeyParameter(): Json {
+  const hours = REMEMBERED_SECONDS / 3600;
+  return {
+    name: IDEMPOTENCY_KEY_HEADER,
+    in: 'header',
+    required: false,
+    description: [
+      `Makes the request safe to retry: ${IDEMPOTENCY_KEY_RULE} (a UUID is a good choice), scoped to the customer and remembered ${hours} hours.`,
+      'A retry with the same key and the same body (the same JSON value: white space and member order do not matter) gets the first answer again, status and body, with `Idempotent-Replayed: true`, and nothing is created twice.',
+      'What is remembered is the result of the operation, success or error (201, 409 `CATEGORY_EXISTS`, 409 `CATEGORY_LIMIT_REACHED`); refusals before it runs (401, 429, 400, 413, 415) and 5xx are not, so the retry runs again. A replay counts against the plan like any request.',
+      'The same key with another body is 422 `IDEMPOTENCY_KEY_REUSED`; while the first request still runs, 409 `IDEMPOTENCY_IN_PROGRESS` with `Retry-After`. Without the header the request is not idempotent.',
+    ].join(' '),
+    schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX, pattern: '^[\\x20-\\x7E]+$' },
+    example: '8e03978e-40d5-43e8-bc93-6894a57f9324',
+  };
 }
 
 function operationObject(route: Route, overrides: DeprecationOverrides): Json {
-  const headers = routeHeaderNames(route);
   const responses: Record<string, Json> = {};
   if (route.success) {
     responses[route.success.status] = {
       description: route.success.description,
-      headers: headerRefs(headers),
+      headers: headerRefs(answerHeaderNames(route, route.success.status)),
       content: { 'application/json': { schema: jsonSchema(route.success.schema) } },
     };
   }
@@ -48,13 +66,13 @@ function operationObject(route: Route, overrides: DeprecationOverrides): Json {
     const shared = GATEWAY_ANSWERS[status];
     responses[status] = shared
       ? { $ref: `#/components/responses/${shared}` }
-      : errorResponse(status, codes, statusHeaderNames(route, status));
+      : errorResponse(status, codes, answerHeaderNames(route, status, codes));
   }
 
   const notes = [route.description];
   if (route.body) {
     notes.push(
-      `Checks run in the order a client fixes things: size (413, over ${BODY_LIMIT}), presence (400), media type (415), JSON syntax (400), fields (400), then the operation's own (${route.errors.join(', ') || 'none'}).`,
+      `Checks run in the order a client fixes things: ${route.idempotent ? `the \`${IDEMPOTENCY_KEY_HEADER}\` header (400), ` : ''}size (413, over ${BODY_LIMIT}), presence (400), media type (415), JSON syntax (400), fields (400), ${route.idempotent ? 'then a key already used (replay, 422 or 409), ' : ''}then the operation's own (${route.errors.join(', ') || 'none'}).`,
     );
   }
   if (route.stability !== 'stable') {

@@ -5,8 +5,9 @@
 import { CATEGORY_CAP } from '../categories/schema.js';
 import { RETRY_AFTER_CODES } from '../http/answers.js';
 import { ERROR_STATUS, type ErrorCode } from '../http/errors.js';
+import { CLAIM_LAPSES_AFTER_SECONDS } from '../http/idempotency-key.js';
 import { MAX_BODY_BYTES } from '../http/json-body.js';
-import { headerRefs } from './headers.js';
+import { HEADERS, headerRefs } from './headers.js';
 
 /** A piece of the OpenAPI document. */
 export type Json = Record<string, unknown>;
@@ -17,7 +18,7 @@ export const ERROR_DOCS: Record<ErrorCode, { description: string; example: strin
   MALFORMED_JSON: { description: 'the body is missing, empty, not UTF-8 or not JSON.', example: 'The request body is not valid JSON' },
   VALIDATION_FAILED: {
     description:
-      'a field or path parameter breaks its rule (also a body that is null, an array or a scalar, and a string holding a lone surrogate); the message names it.',
+      'a field, path parameter or header breaks its rule (also a body that is null, an array or a scalar, and a string holding a lone surrogate); the message names it.',
     example: '"name" must not be empty or only white space',
   },
   UNAUTHORIZED: {
@@ -37,6 +38,16 @@ export const ERROR_DOCS: Record<ErrorCode, { description: string; example: strin
   CATEGORY_LIMIT_REACHED: {
     description: `the environment has ${CATEGORY_CAP.toLocaleString('en-US')} categories.`,
     example: `This environment already holds the maximum of ${CATEGORY_CAP} categories; no more can be created`,
+  },
+  IDEMPOTENCY_IN_PROGRESS: {
+    description: `a request with the same \`Idempotency-Key\` is still running; retry after \`Retry-After\` to get its answer (the claim of a request that died lapses within ${CLAIM_LAPSES_AFTER_SECONDS} s).`,
+    example: 'A request with this Idempotency-Key is still being processed; retry after the time in Retry-After to get its answer',
+  },
+  IDEMPOTENCY_KEY_REUSED: {
+    description:
+      'The `Idempotency-Key` was already used with a different request body (within the 24 hours it is remembered); use a new key for a new request.',
+    example:
+      'This Idempotency-Key was already used with a different request body; use a new key for a new request (keys are remembered for 24 hours)',
   },
   GONE: {
     description: 'The operation was retired on its sunset date.',
@@ -92,10 +103,24 @@ export function errorResponse(status: number, codes: readonly ErrorCode[], heade
   const explained =
     codes.length === 1 ? [capitalised(ERROR_DOCS[first].description)] : codes.map((code) => `${code}: ${ERROR_DOCS[code].description}`);
   const advice = STATUS_ADVICE[status];
-  const retry = codes.some((code) => RETRY_AFTER_CODES.has(code)) ? ['Retry-After'] : [];
+  // Required when every code of the status carries it; else sent with those that do (409 IDEMPOTENCY_IN_PROGRESS
+  // beside CATEGORY_EXISTS).
+  const withRetry = codes.filter((code) => RETRY_AFTER_CODES.has(code));
+  const retry =
+    withRetry.length === 0
+      ? {}
+      : withRetry.length === codes.length
+        ? headerRefs(['Retry-After'])
+        : {
+            'Retry-After': {
+              ...HEADERS['Retry-After'],
+              required: false,
+              description: `With ${withRetry.join(', ')}: ${HEADERS['Retry-After']?.description}`,
+            },
+          };
   return {
     description: [...explained, ...(advice ? [advice] : [])].join(' '),
-    headers: headerRefs([...headers, ...retry]),
+    headers: { ...headerRefs(headers), ...retry },
     content: {
       'application/json': {
         schema: {

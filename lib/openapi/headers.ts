@@ -70,6 +70,11 @@ export const HEADERS: Record<string, { description: string; required?: boolean; 
     required: true,
     schema: { type: 'string', pattern: 'rel="deprecation"', maxLength: 2048 },
   },
+  'Idempotent-Replayed': {
+    description:
+      'Sent as `true` on a replay: this is the stored answer of an earlier request with the same `Idempotency-Key` and body, and nothing was done again. Absent otherwise.',
+    schema: { type: 'string', enum: ['true'] },
+  },
   'X-API-Stability': {
     description: 'The stability of a non-stable operation; stable operations do not send it.',
     required: true,

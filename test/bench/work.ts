@@ -58,10 +58,18 @@ export function events(authorizer: Record<string, string>) {
         headers: { 'Content-Type': 'application/json' },
         body: JSON.stringify({ name: `Bench ${randomUUID()}` }),
       }),
+    /** The same key and body each time it is called with the same `key`: the first creates, the others replay. */
+    createCategoryWithKey: (key: string) =>
+      proxyEvent({
+        method: 'POST',
+        authorizer,
+        headers: { 'Content-Type': 'application/json', 'Idempotency-Key': key },
+        body: JSON.stringify({ name: `Bench ${key}` }),
+      }),
     getRateLimitStatus: () => proxyEvent({ path: '/rate-limit', authorizer }),
     getPetById: () => proxyEvent({ path: '/pets/7', resource: '/pets/{petId}', pathParameters: { petId: '7' }, authorizer }),
     listStoreOrders: () => proxyEvent({ path: '/store/orders', authorizer }),
-  } satisfies Record<string, () => ApiEvent>;
+  } satisfies Record<string, (key: string) => ApiEvent>;
 }
 
 function summarise(scenario: string, calls: Call[], status: number | string): Work {
@@ -91,9 +99,12 @@ export async function workPerRequest(h: Handlers, meter: DynamoMeter, authorizer
   await invoke(h.listCategories, tight.listCategories());
   await invoke(h.listCategories, tight.listCategories()); // first refusal of the minute starts its count
 
+  const key = randomUUID();
   const rows = [
     await measure(meter, 'listCategories, admitted (20 categories)', () => invoke(h.listCategories, big.listCategories())),
     await measure(meter, 'createCategory, admitted', () => invoke(h.createCategory, big.createCategory())),
+    await measure(meter, 'createCategory with Idempotency-Key, first', () => invoke(h.createCategory, big.createCategoryWithKey(key))),
+    await measure(meter, 'createCategory with Idempotency-Key, replay', () => invoke(h.createCategory, big.createCategoryWithKey(key))),
     await measure(meter, 'getRateLimitStatus', () => invoke(h.getRateLimitStatus, big.getRateLimitStatus())),
     await measure(meter, 'getPetById (deprecated: counted)', () => invoke(h.getPetById, big.getPetById())),
     await measure(meter, 'refused with 429', () => invoke(h.listCategories, tight.listCategories())),

@@ -9,7 +9,7 @@ import { GATEWAY_HEADERS } from '../../lib/http/answers.js';
 import { ERROR_STATUS } from '../../lib/http/errors.js';
 import { committedDocumentText } from '../../lib/openapi/committed.js';
 import { API_VERSION, buildOpenApiDocument } from '../../lib/openapi/document.js';
-import { ROUTES, type Route } from '../../lib/routes.js';
+import { createCategory, listCategories, ROUTES, type Route } from '../../lib/routes.js';
 import { OPENAPI_PATH, openApiProblems } from '../support/openapi-conformance.js';
 
 interface Doc {
@@ -35,6 +35,7 @@ interface Operation {
   description?: string;
   'x-stability': string;
   'x-sunset'?: string;
+  parameters?: { name: string; in: string; required: boolean; schema: Record<string, unknown> }[];
   requestBody?: { description: string; content: Record<string, { schema: { $ref: string } }> };
   responses: Record<string, Response | { $ref: string }>;
 }
@@ -163,9 +164,37 @@ describe('openapi.json', () => {
   it('documents the statuses of createCategory, getPetById and listStoreOrders from the contract', () => {
     const statuses = (id: string) =>
       Object.keys(operation((ROUTES as readonly Route[]).find((r) => r.operationId === id) as Route).responses);
-    expect(statuses('createCategory')).toEqual(['201', '400', '401', '404', '409', '413', '415', '429', '500', '503']);
+    expect(statuses('createCategory')).toEqual(['201', '400', '401', '404', '409', '413', '415', '422', '429', '500', '503']);
     expect(statuses('getPetById')).toEqual(['400', '401', '404', '410', '429', '500', '501', '503']);
     expect(statuses('listStoreOrders')).toEqual(['401', '404', '429', '500', '501', '503']);
+  });
+
+  it('declares the Idempotency-Key header of createCategory, its codes and the replay header', () => {
+    const create = operation(createCategory);
+    const responses = create.responses as Record<
+      string,
+      { headers: Record<string, { required?: boolean }>; content?: Record<string, { schema?: unknown }> }
+    >;
+    expect(create.parameters).toEqual([
+      expect.objectContaining({
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        schema: expect.objectContaining({ maxLength: 255 }),
+      }),
+    ]);
+    expect(responses['422']?.content?.['application/json']?.schema).toMatchObject({
+      properties: { code: { enum: ['IDEMPOTENCY_KEY_REUSED'] } },
+    });
+    expect(responses['409']?.content?.['application/json']?.schema).toMatchObject({
+      properties: { code: { enum: ['CATEGORY_EXISTS', 'CATEGORY_LIMIT_REACHED', 'IDEMPOTENCY_IN_PROGRESS'] } },
+    });
+    // A replay answers 201 or a remembered 409; Retry-After goes with IDEMPOTENCY_IN_PROGRESS only, so it is optional.
+    for (const status of ['201', '409']) expect(Object.keys(responses[status]?.headers ?? {}), status).toContain('Idempotent-Replayed');
+    for (const status of ['400', '422', '429'])
+      expect(Object.keys(responses[status]?.headers ?? {}), status).not.toContain('Idempotent-Replayed');
+    expect(responses['409']?.headers?.['Retry-After']).toMatchObject({ required: false });
+    expect(operation(listCategories).parameters).toBeUndefined();
   });
 
   it('marks the rate-limit headers, X-Request-Id, Cache-Control and X-Content-Type-Options required', () => {

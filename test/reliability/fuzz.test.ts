@@ -119,7 +119,17 @@ const body = fc.oneof(
   fc.constant(undefined),
 );
 const headerName = fc.oneof(
-  fc.constantFrom('accept', 'accept-encoding', 'x-forwarded-for', 'x-request-id', 'x-api-key', 'cookie', 'origin', 'x-amz-date'),
+  fc.constantFrom(
+    'accept',
+    'accept-encoding',
+    'x-forwarded-for',
+    'x-request-id',
+    'x-api-key',
+    'cookie',
+    'origin',
+    'x-amz-date',
+    'idempotency-key',
+  ),
   fc.stringMatching(/^x-[a-z0-9-]{1,16}$/),
 );
 const extraHeaders = fc.dictionary(headerName, printable(0, 40), { maxKeys: 4 });
@@ -154,7 +164,8 @@ async function fire(r: FuzzRequest): Promise<Answer> {
   const answer = await send(`${origin}${r.path}`, { method: r.method, headers, ...(hasBody ? { body: r.body } : {}) });
   sent++;
   statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
-  if (answer.status === 201) {
+  // A replay (a random Idempotency-Key that came up twice with the same body) is the first 201 again, not a new one.
+  if (answer.status === 201 && answer.headers.get('idempotent-replayed') !== 'true') {
     const category = answer.body as StoredCategory;
     created.push(category);
   }

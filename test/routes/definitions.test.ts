@@ -7,8 +7,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { NewCategorySchema } from '../../lib/categories/schema.js';
-import { RETRY_AFTER_CODES, routeErrorCodes, statusHeaderNames } from '../../lib/http/answers.js';
+import { answerHeaderNames, RETRY_AFTER_CODES, routeErrorCodes } from '../../lib/http/answers.js';
 import { ERROR_STATUS } from '../../lib/http/errors.js';
+import { IDEMPOTENCY_KEY_HEADER } from '../../lib/http/idempotency-key.js';
 import { jsonSchema } from '../../lib/openapi/schemas.js';
 import { defineRoute, ROUTES, type Route } from '../../lib/routes.js';
 import { OPENAPI_PATH } from '../support/openapi-conformance.js';
@@ -47,6 +48,21 @@ describe('defineRoute refuses a definition the generators cannot use', () => {
     ['a counting route that cannot write its count', { tables: { counters: 'read' } }, /counting writes the counters table/],
     ['a peek route that does not read the counters', { quota: 'peek', tables: {} }, /peeking reads the counters table/],
     ['a handler name that is not a file name', { handler: '../probe' }, /kebab-case/],
+    [
+      'an idempotent GET',
+      { idempotent: true, tables: { counters: 'write', idempotency: 'write' } },
+      /only a POST takes an Idempotency-Key/,
+    ],
+    [
+      'an idempotent route without the idempotency table',
+      { method: 'POST', body: NewCategorySchema, idempotent: true },
+      /an idempotent route writes the idempotency table/,
+    ],
+    [
+      'the idempotency table on a route that is not idempotent',
+      { tables: { counters: 'write', idempotency: 'write' } },
+      /and only it does/,
+    ],
   ])('refuses %s', (_what, change, message) => {
     expect(() => defineRoute({ ...base, ...change })).toThrow(message);
   });
@@ -105,7 +121,7 @@ describe.each(ROUTES.map((route) => [route.operationId, route] as const))('%s', 
     for (const [status, response] of Object.entries(operation?.responses ?? {})) {
       const codes = response.content['application/json']?.schema.properties?.code?.enum ?? [];
       const retry = codes.some((code) => RETRY_AFTER_CODES.has(code as never)) ? ['Retry-After'] : [];
-      const expected = statusHeaderNames(route, Number(status));
+      const expected = answerHeaderNames(route, Number(status), codes as never[]);
       expect(Object.keys(response.headers).sort(), status).toEqual([...expected, ...retry].sort());
     }
   });
@@ -114,7 +130,12 @@ describe.each(ROUTES.map((route) => [route.operationId, route] as const))('%s', 
     const success = route.success;
     if (success) expect(operation?.responses[success.status]?.content['application/json']?.schema).toEqual(jsonSchema(success.schema));
     expect(operation?.requestBody?.content['application/json']?.schema).toEqual(route.body ? jsonSchema(route.body) : undefined);
-    expect((operation?.parameters ?? []).map((p) => p.name)).toEqual(Object.keys(route.params?.entries ?? {}));
-    for (const parameter of operation?.parameters ?? []) expect(parameter).toMatchObject({ in: 'path', required: true });
+    const header = route.idempotent ? [IDEMPOTENCY_KEY_HEADER] : [];
+    expect((operation?.parameters ?? []).map((p) => p.name)).toEqual([...Object.keys(route.params?.entries ?? {}), ...header]);
+    for (const parameter of operation?.parameters ?? []) {
+      expect(parameter).toMatchObject(
+        parameter.name === IDEMPOTENCY_KEY_HEADER ? { in: 'header', required: false } : { in: 'path', required: true },
+      );
+    }
   });
 });

@@ -6,7 +6,7 @@
 import { ERROR_STATUS, type ErrorCode } from '../../lib/http/errors.js';
 
 /** Statuses a client may see when nothing is broken; 503 only while a dependency is down. */
-export const CONTRACT_STATUSES = new Set([200, 201, 400, 401, 404, 405, 409, 410, 413, 415, 429, 501]);
+export const CONTRACT_STATUSES = new Set([200, 201, 400, 401, 404, 405, 409, 410, 413, 415, 422, 429, 501]);
 
 export interface Answer {
   status: number;

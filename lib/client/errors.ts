@@ -1,0 +1,91 @@
+/**
+ * What the client throws. An answer of the API is a `PetStoreError` carrying the contract's `code`; a ban is its
+ * subclass saying until when; quota the client knows to be used up, without sending, is `PetStoreQuotaError`. No
+ * answer at all (the network, a timeout) is `PetStoreNetworkError`, and an answer the contract does not allow is
+ * `PetStoreResponseError`.
+ */
+import type { ErrorCode } from '../http/errors.js';
+
+export interface ErrorDetails {
+  /** X-Request-Id of the answer: quote it when reporting a problem. */
+  requestId?: string;
+  /** What Retry-After asked for, in milliseconds. */
+  retryAfterMs?: number;
+  /** The answer was a replay of an earlier request with the same Idempotency-Key. */
+  replayed?: boolean;
+  /** Attempts made before giving up (1 when the error was not retried). */
+  attempts?: number;
+  cause?: unknown;
+}
+
+export class PetStoreError extends Error {
+  readonly code: ErrorCode;
+  /** The HTTP status (for an answer the client refused to send: the one the API would have given). */
+  readonly status: number;
+  readonly requestId?: string;
+  readonly retryAfterMs?: number;
+  readonly replayed: boolean;
+  attempts: number;
+
+  constructor(code: ErrorCode, status: number, message: string, details: ErrorDetails = {}) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = 'PetStoreError';
+    this.code = code;
+    this.status = status;
+    this.requestId = details.requestId;
+    this.retryAfterMs = details.retryAfterMs;
+    this.replayed = details.replayed ?? false;
+    this.attempts = details.attempts ?? 1;
+  }
+}
+
+/** 429 API_KEY_TEMPORARILY_BANNED: never retried; every request before `until` would be refused too. */
+export class PetStoreBannedError extends PetStoreError {
+  readonly until: Date;
+
+  constructor(until: Date, message: string, details: ErrorDetails = {}) {
+    super('API_KEY_TEMPORARILY_BANNED', 429, `Banned until ${until.toISOString()}: ${message}`, details);
+    this.name = 'PetStoreBannedError';
+    this.until = until;
+  }
+}
+
+/**
+ * A window is used up until `resetAt` and waiting for it would exceed the caller's cap (or waiting is off): the
+ * request was not sent, since the API would have refused it with 429 RATE_LIMIT_EXCEEDED.
+ */
+export class PetStoreQuotaError extends PetStoreError {
+  readonly resetAt: Date;
+  readonly sent = false;
+
+  constructor(resetAt: Date, message: string) {
+    super('RATE_LIMIT_EXCEEDED', 429, message);
+    this.name = 'PetStoreQuotaError';
+    this.resetAt = resetAt;
+  }
+}
+
+/** No answer: the connection failed or was cut, or the attempt ran past its timeout. */
+export class PetStoreNetworkError extends Error {
+  readonly timedOut: boolean;
+  attempts = 1;
+
+  constructor(message: string, options: { cause?: unknown; timedOut?: boolean } = {}) {
+    super(message, { cause: options.cause });
+    this.name = 'PetStoreNetworkError';
+    this.timedOut = options.timedOut ?? false;
+  }
+}
+
+/** An answer that is not what the contract allows (a body of the wrong shape). */
+export class PetStoreResponseError extends Error {
+  readonly status: number;
+  readonly requestId?: string;
+
+  constructor(message: string, status: number, requestId?: string) {
+    super(message);
+    this.name = 'PetStoreResponseError';
+    this.status = status;
+    this.requestId = requestId;
+  }
+}

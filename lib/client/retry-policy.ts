@@ -1,0 +1,40 @@
+/**
+ * Which failures the client retries and how long it waits first. Retried: 429 RATE_LIMIT_EXCEEDED and THROTTLED,
+ * 503 (and the gateway's 502 and 504, which also mean "no answer from the service yet"), 409
+ * IDEMPOTENCY_IN_PROGRESS (the IETF draft's one error that needs no correction: the first request's answer comes
+ * on a retry), and no answer at all (a network failure, an attempt timeout), which is safe because every create
+ * carries an Idempotency-Key. Never retried: API_KEY_TEMPORARILY_BANNED, any other 4xx, and 500.
+ *
+ * The wait is Retry-After when the answer has one; otherwise exponential backoff with full jitter
+ * (AWS Architecture Blog, "Exponential Backoff And Jitter"): a random time between 0 and min(cap, base × 2^n).
+ */
+import type { ErrorCode } from '../http/errors.js';
+
+export interface BackoffOptions {
+  /** The first retry waits up to this long (ms). @default 200 */
+  baseMs?: number;
+  /** No retry waits longer than this without a Retry-After (ms). @default 10_000 */
+  capMs?: number;
+}
+
+const RETRIED_CODES: ReadonlySet<ErrorCode> = new Set(['RATE_LIMIT_EXCEEDED', 'THROTTLED', 'IDEMPOTENCY_IN_PROGRESS']);
+const RETRIED_STATUSES: ReadonlySet<number> = new Set([502, 503, 504]);
+
+/** Whether an answer with this status and code is worth sending again. */
+export function isRetried(status: number, code: ErrorCode): boolean {
+  return RETRIED_STATUSES.has(status) || RETRIED_CODES.has(code);
+}
+
+/** Full jitter: uniformly random in [0, min(cap, base × 2^retry)), retry counting from 0. */
+export function backoffMs(retry: number, random: () => number, { baseMs = 200, capMs = 10_000 }: BackoffOptions = {}): number {
+  return Math.floor(random() * Math.min(capMs, baseMs * 2 ** retry));
+}
+
+/** Retry-After in whole seconds (the only form the API sends), in ms; an HTTP-date is honoured too. */
+export function retryAfterMs(value: string | null, now: number): number | undefined {
+  if (value === null) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const date = Date.parse(trimmed);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}

@@ -1,0 +1,15 @@
+/**
+ * What the client sends and receives, inferred from the schemas the server checks with, so the two cannot drift
+ * apart: NewCategory is what `POST /categories` accepts (the schema's input, before trimming and normalising),
+ * Category and RateLimitStatus what the API answers, ErrorCode the contract's closed set.
+ */
+import type * as v from 'valibot';
+import type { CategorySchema, NewCategorySchema } from '../categories/schema.js';
+import type { RateLimitStatusSchema } from '../rate-limit/schema.js';
+
+export type { ErrorBody, ErrorCode } from '../http/errors.js';
+export type { Plan } from '../plans.js';
+
+export type NewCategory = v.InferInput<typeof NewCategorySchema>;
+export type Category = v.InferOutput<typeof CategorySchema>;
+export type RateLimitStatus = v.InferOutput<typeof RateLimitStatusSchema>;
