@@ -30,6 +30,12 @@ export interface RefusalCacheOptions {
   maxCustomers?: number;
   /** What to do with an error of a write no request waits for (the timer's); the refusals are kept for the next. */
   onBackgroundError?: (error: unknown) => void;
+  /** Runs the write of what is left after `ms` (default: an unref'd timer, which never keeps a process alive). */
+  schedule?: (write: () => void, ms: number) => void;
+}
+
+function unrefTimer(write: () => void, ms: number): void {
+  setTimeout(write, ms).unref?.();
 }
 
 type Remembered =
@@ -50,7 +56,8 @@ interface Entry {
   written: number;
   firstPendingAtMs: number | undefined;
   flushing: Promise<number | undefined> | undefined;
-  timer: ReturnType<typeof setTimeout> | undefined;
+  /** A write of what is left is scheduled. */
+  scheduled: boolean;
 }
 
 /** A window as it stands at `now`: one that has ended is the next, empty one (a refusal admits nothing). */
@@ -66,6 +73,7 @@ export function refusalCache(store: CounterStore, options: RefusalCacheOptions =
   const banRecheckMs = options.banRecheckMs ?? BAN_RECHECK_MS;
   const flushIntervalMs = options.flushIntervalMs ?? FLUSH_INTERVAL_MS;
   const maxCustomers = options.maxCustomers ?? 10_000;
+  const schedule = options.schedule ?? unrefTimer;
   const entries = new Map<string, Entry>();
   const keyOf = (customerId: string, limits: Limits) => `${customerId}|${limits.perMinute}|${limits.perDay}`;
 
@@ -98,7 +106,7 @@ export function refusalCache(store: CounterStore, options: RefusalCacheOptions =
         written: 0,
         firstPendingAtMs: undefined,
         flushing: undefined,
-        timer: undefined,
+        scheduled: false,
       };
       entries.set(key, entry);
     }
@@ -141,13 +149,14 @@ export function refusalCache(store: CounterStore, options: RefusalCacheOptions =
     }
   }
 
-  function armTimer(entry: Entry): void {
-    if (entry.timer) return;
-    entry.timer = setTimeout(() => {
-      entry.timer = undefined;
+  /** Refusals that no later request writes (the client stopped) are written after the interval all the same. */
+  function scheduleWrite(entry: Entry): void {
+    if (entry.scheduled) return;
+    entry.scheduled = true;
+    schedule(() => {
+      entry.scheduled = false;
       if (entry.pending) flush(entry, clockNow()).catch((error: unknown) => options.onBackgroundError?.(error));
     }, flushIntervalMs);
-    entry.timer.unref?.();
   }
 
   /** Counts one refusal toward the ban; the end of the ban it started or found, if any. */
@@ -170,7 +179,7 @@ export function refusalCache(store: CounterStore, options: RefusalCacheOptions =
       }
     }
     if (reaches || nowMs - entry.firstPendingAtMs >= flushIntervalMs) return flush(entry, nowMs);
-    armTimer(entry);
+    scheduleWrite(entry);
     return undefined;
   }
 
