@@ -31,7 +31,10 @@ const store = dynamoRateLimiter(documentClient(), process.env.COUNTERS_TABLE ?? 
 function instance() {
   const scheduled: (() => void)[] = [];
   const limiter = refusalCache(store, { schedule: (write) => scheduled.push(write) });
-  return { limiter, runScheduled: () => scheduled.splice(0).forEach((write) => write()) };
+  const runScheduled = () => {
+    for (const write of scheduled.splice(0)) write();
+  };
+  return { limiter, runScheduled };
 }
 
 function caller(limits: { perMinute: number; perDay: number }, customerId = `cache-${randomUUID().slice(0, 8)}`) {

@@ -115,7 +115,9 @@ describe('a refused request reaching DynamoDB', () => {
     const id = customer();
     for (let minute = 0; minute < 6; minute++) await store.consume(id, limits, NOW + minute * 120_000);
     await store.consume(id, limits, NOW + 6 * 120_000);
-    const { Item } = await testDb.send(new GetCommand({ TableName: process.env.COUNTERS_TABLE, Key: { customerId: id }, ConsistentRead: true }));
+    const { Item } = await testDb.send(
+      new GetCommand({ TableName: process.env.COUNTERS_TABLE, Key: { customerId: id }, ConsistentRead: true }),
+    );
     // The current minute and day, at most the minute before (kept for instances whose clock is a moment behind).
     expect(Object.keys(Item ?? {}).filter((name) => /^m\d+$/.test(name)).length).toBeLessThanOrEqual(2);
   });
