@@ -64,10 +64,11 @@ export function rateLimit(route: Route, limiter: RateLimiter): OperationMiddlewa
         request.internal.rateLimitHeaders = rateLimitHeaders(usage.windows, nowSeconds, usage.banUntil ?? undefined);
         return;
       }
-      const refusal = limiter.consume(customerId, limits, now).then((admission) => settle(request, route, admission, limits, nowSeconds));
       // While this instance knows the customer is refused, running the handler ahead of the decision would only
       // waste its read (a client hammering after a 429 would double the load): wait for the decision instead.
-      if (route.runsBeforeAdmission && !limiter.knowsRefused(customerId, limits, now)) {
+      const ahead = route.runsBeforeAdmission && !limiter.knowsRefused(customerId, limits, now);
+      const refusal = limiter.consume(customerId, limits, now).then((admission) => settle(request, route, admission, limits, nowSeconds));
+      if (ahead) {
         refusal.catch(() => undefined); // awaited in after/onError; this only silences the early-rejection warning
         request.internal.pendingRefusal = refusal;
         return;

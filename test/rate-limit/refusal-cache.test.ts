@@ -207,7 +207,8 @@ describe('a remembered ban', () => {
     now = T0 + 1_000 + BAN_RECHECK_MS;
     const rechecked = await c.list();
     expect(rechecked.body).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED' });
-    expect(requestCalls()).toHaveLength(1);
+    // One admission write (the list's read ran beside it: the re-check may well be admitted).
+    expect(requestCalls().filter((call) => call.command === 'UpdateItemCommand')).toHaveLength(1);
     now = T0 + 60_000;
     expect((await c.list()).status).toBe(200);
   });
