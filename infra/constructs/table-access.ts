@@ -20,10 +20,11 @@ export const TABLE_ACTIONS: Readonly<Record<TableId, Partial<Record<Access, read
   customers: { read: ['dynamodb:GetItem'] },
   // The authorizer looks a key up by its hash (the table key); the byKeyId index is for the admin CLI only.
   keys: { read: ['dynamodb:GetItem'] },
-  // Reading a customer's windows (getRateLimitStatus) is GetItem; counting a request, a refusal, a ban or a call to
-  // a deprecated operation is a conditional UpdateItem.
+  // Reading a customer's windows (getRateLimitStatus) is GetItem, or BatchGetItem for a customer counted on several
+  // items (lib/rate-limit/shards.ts); counting a request, a refusal, a ban or a call to a deprecated operation is an
+  // UpdateItem (conditional, or an unconditional ADD for refusals).
   counters: {
-    read: ['dynamodb:GetItem'],
+    read: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'],
     write: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
   },
   // Powertools' DynamoDBPersistenceLayer: a conditional PutItem claims a key, UpdateItem stores the answer, DeleteItem

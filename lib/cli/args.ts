@@ -4,6 +4,7 @@
  */
 import * as v from 'valibot';
 import { CUSTOM_LIMIT_MAX, PLAN_NAMES, type Plan, PlanSchema } from '../plans.js';
+import { ITEM_CAPACITY_PER_MINUTE, MAX_SHARDS, PER_MINUTE_MAX } from '../rate-limit/shards.js';
 import { STAGES, type Stage } from '../stacks.js';
 
 export class UsageError extends Error {}
@@ -44,11 +45,16 @@ export function parseStage(value: string | undefined): Stage {
   return stage.output;
 }
 
-export function parseLimit(value: string | undefined, flag: string): number | undefined {
+export function parseLimit(value: string | undefined, flag: '--per-minute' | '--per-day'): number | undefined {
   if (value === undefined) return undefined;
   if (!/^\d+$/.test(value)) throw new UsageError(`${flag} must be a whole number, got "${value}"`);
   const n = Number(value);
   if (n < 1 || n > CUSTOM_LIMIT_MAX) throw new UsageError(`${flag} must be between 1 and ${CUSTOM_LIMIT_MAX}, got ${value}`);
+  if (flag === '--per-minute' && n > PER_MINUTE_MAX) {
+    throw new UsageError(
+      `--per-minute must be at most ${PER_MINUTE_MAX}, the most the rate limiter delivers (${MAX_SHARDS} counter items of ${ITEM_CAPACITY_PER_MINUTE} requests per minute each; README, "Rate limits"), got ${value}`,
+    );
+  }
   return n;
 }
 

@@ -9,18 +9,19 @@
  *           stored answer without running the handler, yet passes through every after step like any answer.
  *   onError: the error becomes its Error answer first (http-errors.ts), then the rate-limit headers and the
  *           common headers go on it; `after` adds the same headers to a success.
- * The stores the chain needs are built here, at the function's cold start.
+ * The stores the chain needs are built here, at the function's cold start; the rate limiter is the process's one
+ * (process-limiter.ts), so its memory of refused customers serves every operation the process runs.
  */
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { Context } from 'aws-lambda';
 import type { AuthContext } from '../auth/context.js';
-import { config, tableName } from '../config.js';
+import { tableName } from '../config.js';
 import { documentClient } from '../dynamo/client.js';
 import { logContext } from '../log.js';
 import { deprecatedCallStore } from '../rate-limit/deprecated-calls.js';
-import { dynamoRateLimiter } from '../rate-limit/dynamo-limiter.js';
 import type { UsageSnapshot } from '../rate-limit/limiter.js';
+import { processRateLimiter } from '../rate-limit/process-limiter.js';
 import type { Quota, Route } from '../routes.js';
 import { authContext } from './auth-context.js';
 import { callerOf, type OperationContext, type OperationInternal } from './context.js';
@@ -67,7 +68,7 @@ export function operation<TQuota extends Quota, TBody>(
     .use(responseHeaders(route))
     .use(httpHeaderNormalizer())
     .use(authContext())
-    .use(rateLimit(route, dynamoRateLimiter(db, counters, { banSeconds: config().BAN_SECONDS })));
+    .use(rateLimit(route, processRateLimiter()));
   if (route.deprecation) chain.use(deprecated(route, route.deprecation, deprecatedCallStore(db, counters)));
   if (route.params) chain.use(pathParams(route.params));
   if (route.idempotent) chain.use(idempotencyKeyHeader());

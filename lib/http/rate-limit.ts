@@ -18,31 +18,16 @@ import { addHeaders, callerOf, type OperationMiddleware, type OperationRequest }
 import { HttpError } from './errors.js';
 import { errorAnswer, toHttpError } from './http-errors.js';
 
-/**
- * Customers this process last saw refused, and until when (Unix seconds). While a customer is refused, running
- * the handler ahead of admission would only waste reads (a client hammering after a 429 would double the load),
- * so those requests wait for the count first. Only a hint: the count itself always decides.
- */
-const refusedUntil = new Map<string, number>();
-const REFUSED_HINTS_MAX = 10_000;
-
-function noteRefusal(customerId: string, until: number): void {
-  if (refusedUntil.size >= REFUSED_HINTS_MAX) refusedUntil.clear();
-  refusedUntil.set(customerId, until);
-}
-
 /** Records the decision's headers on the request; returns the 429 to answer with when it is a refusal. */
 function settle(request: OperationRequest, route: Route, admission: Admission, limits: Limits, nowSeconds: number): HttpError | undefined {
   const caller = callerOf(request.context);
-  const { customerId, plan } = caller;
+  const { plan } = caller;
   recordDecision(route.operationId, caller, admission.admitted ? 'admitted' : admission.reason);
   if (admission.admitted) {
-    refusedUntil.delete(customerId);
     request.internal.rateLimitHeaders = rateLimitHeaders(admission.windows, nowSeconds);
     return undefined;
   }
   if (admission.reason === 'banned') {
-    noteRefusal(customerId, admission.banUntil);
     request.internal.rateLimitHeaders = rateLimitHeaders(admission.windows, nowSeconds, admission.banUntil);
     const wait = retryAfter(admission.banUntil, nowSeconds);
     return new HttpError(
@@ -53,7 +38,6 @@ function settle(request: OperationRequest, route: Route, admission: Admission, l
   }
   request.internal.rateLimitHeaders = rateLimitHeaders(admission.windows, nowSeconds);
   const window = blocking(admission.windows) ?? admission.windows.minute;
-  noteRefusal(customerId, window.reset);
   const wait = retryAfter(window.reset, nowSeconds);
   const per = window.name === 'minute' ? `${limits.perMinute} requests per minute` : `${limits.perDay} requests per day`;
   return new HttpError('RATE_LIMIT_EXCEEDED', `Rate limit exceeded: the ${plan} plan allows ${per}; retry after ${wait} seconds`, {
@@ -80,8 +64,11 @@ export function rateLimit(route: Route, limiter: RateLimiter): OperationMiddlewa
         request.internal.rateLimitHeaders = rateLimitHeaders(usage.windows, nowSeconds, usage.banUntil ?? undefined);
         return;
       }
+      // While this instance knows the customer is refused, running the handler ahead of the decision would only
+      // waste its read (a client hammering after a 429 would double the load): wait for the decision instead.
+      const ahead = route.runsBeforeAdmission && !limiter.knowsRefused(customerId, limits, now);
       const refusal = limiter.consume(customerId, limits, now).then((admission) => settle(request, route, admission, limits, nowSeconds));
-      if (route.runsBeforeAdmission && !((refusedUntil.get(customerId) ?? 0) > nowSeconds)) {
+      if (ahead) {
         refusal.catch(() => undefined); // awaited in after/onError; this only silences the early-rejection warning
         request.internal.pendingRefusal = refusal;
         return;

@@ -1,133 +1,259 @@
 /**
- * The rate limiter on DynamoDB, exact under any concurrency (the item's encoding is counter-item.ts). The common
- * case is one conditional UpdateItem that adds 1 to both counts only while both windows are current and below
- * their limits and no ban runs. When it fails, ReturnValuesOnConditionCheckFailure tells us why without another
- * read: a window rolled over (one guarded write starts the new window), a limit is reached (the refusal is
- * counted, and may start a ban: ban.ts), or a ban runs.
+ * The rate limiter's counts on DynamoDB, exact under any concurrency (the item encoding is counter-item.ts, the
+ * sharding of large Enterprise limits shards.ts). Admitting a request is one conditional UpdateItem that adds 1 to
+ * the counts of the request's minute and day while both are below their limits and no ban runs; the counts are
+ * named after their windows, so the first request of a window is no different and there is nothing to roll over.
+ * When the write is refused, ReturnValuesOnConditionCheckFailure tells a ban from a used-up window without another
+ * read. Counting refusals toward a ban is left to the caller (CounterStore, refusal-cache.ts), which batches it.
+ *
+ * A customer counted on N > 1 items (shards) sends each request to one item, in turn, each enforcing its share;
+ * an item that refuses is remembered as full for the rest of its window (counts never fall within a window), and
+ * the request tries the next one. A 429 is answered only when every item has refused in the request's window, so
+ * a sharded customer never gets a 429 while quota remains anywhere.
  */
-import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Limits } from '../plans.js';
 import { type BanOptions, refusals } from './ban.js';
-import { counterItem, isConditionFailure, itemOnFailure, NO_BAN, numberAttribute, windowStateOf } from './counter-item.js';
-import type { Admission, RateLimiter, UsageSnapshot } from './limiter.js';
-import { currentCounts, DAY, views, windowStarts } from './windows.js';
+import {
+  type CounterItem,
+  counterItem,
+  countsOf,
+  dayCountName,
+  type ItemCounts,
+  isConditionFailure,
+  itemOnFailure,
+  minuteCountName,
+  NO_BAN,
+  placeholders,
+  refusalCountName,
+  removeClause,
+  staleNames,
+} from './counter-item.js';
+import type { Admission, CounterStore, UsageSnapshot, Windows } from './limiter.js';
+import { ITEM_CAPACITY_PER_MINUTE, MAX_SHARDS, shardCount, shardKey, shardLimits } from './shards.js';
+import { DAY, views, windowStarts } from './windows.js';
 
-const MAX_ATTEMPTS = 10;
+export interface DynamoLimiterOptions extends BanOptions {
+  /** Admitted requests per minute one item carries (shards.ts); tests scale it down. */
+  itemCapacityPerMinute?: number;
+}
 
-export function dynamoRateLimiter(db: DynamoDBDocumentClient, table: string, options: BanOptions): RateLimiter {
-  const update = (input: Omit<ConstructorParameters<typeof UpdateCommand>[0], 'TableName'>) =>
-    db.send(new UpdateCommand({ TableName: table, ReturnValuesOnConditionCheckFailure: 'ALL_OLD', ...input }));
-  const { refuse } = refusals(db, table, options);
+/** What one sharded customer's items showed this instance in the current windows. */
+interface ShardMemory {
+  minuteStart: number;
+  dayStart: number;
+  /** Highest count seen on each item in the current minute and day. */
+  minute: number[];
+  day: number[];
+  /** The item the next request goes to first. */
+  next: number;
+}
 
-  async function consume(customerId: string, limits: Limits, nowMs: number): Promise<Admission> {
-    let now = Math.floor(nowMs / 1000);
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const { minuteStart, dayStart } = windowStarts(now);
-      try {
-        const { Attributes } = await update({
-          Key: { customerId },
-          UpdateExpression: 'SET mc = mc + :one, dc = dc + :one',
-          ConditionExpression: `m = :m AND d = :d AND mc < :perMinute AND dc < :perDay AND ${NO_BAN}`,
-          ExpressionAttributeValues: {
-            ':one': 1,
-            ':m': minuteStart,
-            ':d': dayStart,
-            ':perMinute': limits.perMinute,
-            ':perDay': limits.perDay,
-            ':now': now,
-          },
-          ReturnValues: 'UPDATED_NEW',
-        });
-        const counted = {
-          minuteStart,
-          dayStart,
-          minuteCount: numberAttribute(Attributes, 'mc'),
-          dayCount: numberAttribute(Attributes, 'dc'),
-        };
-        return { admitted: true, windows: views(counted, limits) };
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-        const old = itemOnFailure(error);
-        if (old?.banUntil && old.banUntil > now) {
-          return {
-            admitted: false,
-            reason: 'banned',
-            banUntil: old.banUntil,
-            windows: views(currentCounts(windowStateOf(old), now), limits),
-          };
-        }
-        // Windows never move backwards: if another instance's clock is already in a later minute, follow it.
-        if (old?.m !== undefined && old.m > minuteStart) {
-          now = Math.max(now, old.m);
-          continue;
-        }
-        const counts = currentCounts(windowStateOf(old), now);
-        const current = views(counts, limits);
-        if (counts.minuteCount >= limits.perMinute || counts.dayCount >= limits.perDay) {
-          const banUntil = await refuse(customerId, limits, now, minuteStart);
-          return banUntil
-            ? { admitted: false, reason: 'banned', banUntil, windows: current }
-            : { admitted: false, reason: 'limit', windows: current };
-        }
-        // A window rolled over (or this is the customer's first request): start it, guarded on what we saw.
-        try {
-          await update({
-            Key: { customerId },
-            UpdateExpression: 'SET m = :m, mc = :mc, d = :d, dc = :dc, expiresAt = :expires',
-            ConditionExpression: old
-              ? `${old.m === undefined ? 'attribute_not_exists(m)' : 'm = :oldM'} AND ${old.d === undefined ? 'attribute_not_exists(d)' : 'd = :oldD AND dc = :oldDc'} AND ${NO_BAN}`
-              : 'attribute_not_exists(customerId)',
-            ExpressionAttributeValues: {
-              ':m': minuteStart,
-              ':mc': counts.minuteCount + 1,
-              ':d': dayStart,
-              ':dc': counts.dayCount + 1,
-              ':expires': dayStart + 2 * DAY,
-              ...(old ? { ':now': now } : {}),
-              ...(old?.m !== undefined ? { ':oldM': old.m } : {}),
-              ...(old?.d !== undefined ? { ':oldD': old.d, ':oldDc': old.dc ?? 0 } : {}),
-            },
-          });
-          const counted = { ...counts, minuteCount: counts.minuteCount + 1, dayCount: counts.dayCount + 1 };
-          return { admitted: true, windows: views(counted, limits) };
-        } catch (rollError) {
-          if (!isConditionFailure(rollError)) throw rollError;
-          // Another request rolled the window first: go round again with the fast path.
-        }
-      }
+/** Bounds the per-process maps: a burst of customers clears them rather than growing without end. */
+const MEMORY_MAX = 10_000;
+/** Names an item write removes at most at once; more are left for the next write. */
+const REMOVALS_MAX = 16;
+
+type Outcome = { outcome: 'admitted' | 'limit' | 'banned'; counts: ItemCounts };
+
+export function dynamoRateLimiter(db: DynamoDBDocumentClient, table: string, options: DynamoLimiterOptions): CounterStore {
+  const capacity = options.itemCapacityPerMinute ?? ITEM_CAPACITY_PER_MINUTE;
+  const refusalCounter = refusals(db, table, options);
+  /** Attributes of ended windows seen on each item, removed by this instance's next write to it. */
+  const stale = new Map<string, string[]>();
+  const shardMemory = new Map<string, ShardMemory>();
+
+  function noteStale(key: string, item: CounterItem | undefined, minuteStart: number, dayStart: number): void {
+    const names = staleNames(item, minuteStart, dayStart);
+    if (!names.length) {
+      stale.delete(key);
+      return;
     }
-    throw new Error(`rate limiter: no decision for ${customerId} after ${MAX_ATTEMPTS} attempts`);
+    if (stale.size >= MEMORY_MAX) stale.clear();
+    stale.set(key, names.slice(0, REMOVALS_MAX));
   }
 
-  async function peek(customerId: string, limits: Limits, nowMs: number): Promise<UsageSnapshot> {
-    const now = Math.floor(nowMs / 1000);
-    // Strongly consistent: a client reading its status right after a request sees that request counted.
-    const { Item } = await db.send(new GetCommand({ TableName: table, Key: { customerId }, ConsistentRead: true }));
-    const item = counterItem(Item);
-    return {
-      windows: views(currentCounts(windowStateOf(item), now), limits),
-      banUntil: item?.banUntil && item.banUntil > now ? item.banUntil : null,
-    };
-  }
-
-  async function unban(customerId: string, nowMs: number): Promise<boolean> {
+  /** One conditional write to one item: admitted, or refused with what the item held. */
+  async function admitOn(key: string, share: Limits, now: number): Promise<Outcome> {
+    const { minuteStart, dayStart } = windowStarts(now);
+    const names: Record<string, string> = { '#m': minuteCountName(minuteStart), '#d': dayCountName(dayStart) };
+    const remove = removeClause(stale.get(key) ?? [], names);
     try {
       const { Attributes } = await db.send(
         new UpdateCommand({
           TableName: table,
-          Key: { customerId },
-          UpdateExpression: 'REMOVE banUntil, rm, rc',
-          ConditionExpression: 'attribute_exists(customerId)',
-          ReturnValues: 'ALL_OLD',
+          Key: { customerId: key },
+          UpdateExpression: `ADD #m :one, #d :one SET expiresAt = :expires${remove}`,
+          ConditionExpression: `(attribute_not_exists(#m) OR #m < :perMinute) AND (attribute_not_exists(#d) OR #d < :perDay) AND ${NO_BAN}`,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: {
+            ':one': 1,
+            ':perMinute': share.perMinute,
+            ':perDay': share.perDay,
+            ':now': now,
+            ':expires': dayStart + 2 * DAY,
+          },
+          ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
-      const banUntil = counterItem(Attributes)?.banUntil;
-      return banUntil !== undefined && banUntil > Math.floor(nowMs / 1000);
+      const item = counterItem(Attributes);
+      noteStale(key, item, minuteStart, dayStart);
+      return { outcome: 'admitted', counts: countsOf(item, minuteStart, dayStart, now) };
     } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
+      if (!isConditionFailure(error)) throw error;
+      const old = itemOnFailure(error);
+      noteStale(key, old, minuteStart, dayStart);
+      const counts = countsOf(old, minuteStart, dayStart, now);
+      return { outcome: counts.banUntil ? 'banned' : 'limit', counts };
     }
   }
 
-  return { consume, peek, unban };
+  function memoryOf(customerId: string, limits: Limits, n: number, now: number): ShardMemory {
+    const { minuteStart, dayStart } = windowStarts(now);
+    const id = `${customerId}|${limits.perMinute}|${limits.perDay}`;
+    let memory = shardMemory.get(id);
+    if (!memory || memory.dayStart !== dayStart) {
+      if (shardMemory.size >= MEMORY_MAX) shardMemory.clear();
+      // Instances start at different items, so they spread over the items as well as each one does.
+      memory = { minuteStart, dayStart, minute: Array(n).fill(0), day: Array(n).fill(0), next: Math.floor(Math.random() * n) };
+      shardMemory.set(id, memory);
+    }
+    if (memory.minuteStart !== minuteStart) {
+      memory.minuteStart = minuteStart;
+      memory.minute = Array(n).fill(0);
+    }
+    return memory;
+  }
+
+  /** The customer's windows as the sum of its items' shares, as this instance last saw each item. */
+  function shardedWindows(memory: ShardMemory, limits: Limits, n: number, refused: boolean): Windows {
+    let minuteLeft = 0;
+    let dayLeft = 0;
+    let dayFull = 0;
+    for (let i = 0; i < n; i++) {
+      const share = shardLimits(limits, n, i);
+      minuteLeft += Math.max(0, share.perMinute - (memory.minute[i] ?? 0));
+      dayLeft += Math.max(0, share.perDay - (memory.day[i] ?? 0));
+      if ((memory.day[i] ?? 0) >= share.perDay) dayFull++;
+    }
+    const counted = views(
+      {
+        minuteStart: memory.minuteStart,
+        minuteCount: limits.perMinute - minuteLeft,
+        dayStart: memory.dayStart,
+        dayCount: limits.perDay - dayLeft,
+      },
+      limits,
+    );
+    // Every item refused: nothing is admitted before the minute ends, unless every item is out for the day.
+    if (refused && dayFull < n) counted.minute.remaining = 0;
+    return counted;
+  }
+
+  async function consumeSharded(customerId: string, limits: Limits, n: number, now: number): Promise<Admission> {
+    const memory = memoryOf(customerId, limits, n, now);
+    const start = memory.next;
+    memory.next = (memory.next + 1) % n;
+    for (let step = 0; step < n; step++) {
+      const i = (start + step) % n;
+      const share = shardLimits(limits, n, i);
+      if ((memory.minute[i] ?? 0) >= share.perMinute || (memory.day[i] ?? 0) >= share.perDay) continue;
+      const { outcome, counts } = await admitOn(shardKey(customerId, i), share, now);
+      memory.minute[i] = Math.max(memory.minute[i] ?? 0, counts.minuteCount);
+      memory.day[i] = Math.max(memory.day[i] ?? 0, counts.dayCount);
+      if (outcome === 'admitted') return { admitted: true, windows: shardedWindows(memory, limits, n, false) };
+      if (counts.banUntil)
+        return { admitted: false, reason: 'banned', banUntil: counts.banUntil, windows: shardedWindows(memory, limits, n, true) };
+    }
+    return { admitted: false, reason: 'limit', windows: shardedWindows(memory, limits, n, true) };
+  }
+
+  async function consume(customerId: string, limits: Limits, nowMs: number): Promise<Admission> {
+    const now = Math.floor(nowMs / 1000);
+    const n = shardCount(limits, capacity);
+    if (n > 1) return consumeSharded(customerId, limits, n, now);
+    const { outcome, counts } = await admitOn(customerId, limits, now);
+    const { minuteStart, dayStart } = windowStarts(now);
+    const windows = views({ minuteStart, dayStart, minuteCount: counts.minuteCount, dayCount: counts.dayCount }, limits);
+    if (outcome === 'admitted') return { admitted: true, windows };
+    if (counts.banUntil) return { admitted: false, reason: 'banned', banUntil: counts.banUntil, windows };
+    return { admitted: false, reason: 'limit', windows };
+  }
+
+  /** The customer's items, strongly consistent: a status read right after a request sees it counted. */
+  async function readItems(customerId: string, n: number): Promise<(CounterItem | undefined)[]> {
+    if (n === 1) {
+      const { Item } = await db.send(new GetCommand({ TableName: table, Key: { customerId }, ConsistentRead: true }));
+      return [counterItem(Item)];
+    }
+    const byKey = new Map<string, CounterItem>();
+    let keys: Record<string, unknown>[] = Array.from({ length: n }, (_, i) => ({ customerId: shardKey(customerId, i) }));
+    // BatchGetItem may leave keys unprocessed under load; ask again for those (at most 20 keys, one call).
+    for (let attempt = 0; keys.length && attempt < 5; attempt++) {
+      const { Responses, UnprocessedKeys } = await db.send(
+        new BatchGetCommand({ RequestItems: { [table]: { Keys: keys, ConsistentRead: true } } }),
+      );
+      for (const raw of Responses?.[table] ?? []) {
+        const item = counterItem(raw);
+        if (item) byKey.set(item.customerId, item);
+      }
+      keys = UnprocessedKeys?.[table]?.Keys ?? [];
+    }
+    if (keys.length) throw new Error(`rate limiter: ${keys.length} counter items of ${customerId} stayed unprocessed`);
+    return Array.from({ length: n }, (_, i) => byKey.get(shardKey(customerId, i)));
+  }
+
+  async function peek(customerId: string, limits: Limits, nowMs: number): Promise<UsageSnapshot> {
+    const now = Math.floor(nowMs / 1000);
+    const { minuteStart, dayStart } = windowStarts(now);
+    const items = await readItems(customerId, shardCount(limits, capacity));
+    const counts = items.map((item) => countsOf(item, minuteStart, dayStart, now));
+    const sum = (pick: (c: ItemCounts) => number) => counts.reduce((total, c) => total + pick(c), 0);
+    return {
+      windows: views({ minuteStart, dayStart, minuteCount: sum((c) => c.minuteCount), dayCount: sum((c) => c.dayCount) }, limits),
+      banUntil: counts[0]?.banUntil ?? null,
+    };
+  }
+
+  async function unban(customerId: string, nowMs: number): Promise<boolean> {
+    const { Item } = await db.send(new GetCommand({ TableName: table, Key: { customerId }, ConsistentRead: true }));
+    const home = counterItem(Item);
+    if (!home) return false;
+    // Every refusal count goes too, so the next refusal does not start a new ban at once.
+    const names: Record<string, string> = {};
+    const counts = Object.keys(home).filter((name) => name === refusalCountName(Number(name.slice(1))));
+    await db.send(
+      new UpdateCommand({
+        TableName: table,
+        Key: { customerId },
+        UpdateExpression: `REMOVE ${['banUntil', ...placeholders(counts, names)].join(', ')}`,
+        ...(counts.length ? { ExpressionAttributeNames: names } : {}),
+      }),
+    );
+    // The customer's other items, if it is sharded (the CLI does not know its shard count: try them all).
+    await Promise.all(
+      Array.from({ length: MAX_SHARDS - 1 }, async (_, i) => {
+        try {
+          await db.send(
+            new UpdateCommand({
+              TableName: table,
+              Key: { customerId: shardKey(customerId, i + 1) },
+              UpdateExpression: 'REMOVE banUntil',
+              ConditionExpression: 'attribute_exists(banUntil)',
+            }),
+          );
+        } catch (error) {
+          if (!isConditionFailure(error)) throw error;
+        }
+      }),
+    );
+    return home.banUntil !== undefined && home.banUntil > Math.floor(nowMs / 1000);
+  }
+
+  async function countRefusals(customerId: string, limits: Limits, count: number, minuteStart: number, nowMs: number) {
+    return refusalCounter.countRefusals(customerId, limits, shardCount(limits, capacity), count, minuteStart, Math.floor(nowMs / 1000));
+  }
+
+  return { consume, peek, unban, countRefusals, knowsRefused: () => false };
 }

@@ -1,6 +1,7 @@
 /**
  * What the API asks of a rate limiter, whatever stores the counts: admit and count a request, read the windows
- * without counting, lift a ban. The DynamoDB implementation is dynamo-limiter.ts.
+ * without counting, lift a ban. The API uses refusal-cache.ts (answers refusals an instance already knows from
+ * memory) around dynamo-limiter.ts (the counts on DynamoDB), which is a CounterStore.
  */
 import type { Limits } from '../plans.js';
 import type { WindowView } from './windows.js';
@@ -28,4 +29,27 @@ export interface RateLimiter {
   peek(customerId: string, limits: Limits, nowMs: number): Promise<UsageSnapshot>;
   /** Lifts a ban and forgets the minute's refusals; whether a ban was running. */
   unban(customerId: string, nowMs: number): Promise<boolean>;
+  /**
+   * True when this instance already knows that `consume` would refuse (a refusal it remembers): the HTTP step then
+   * waits for the decision instead of starting a handler's read that the refusal would throw away.
+   */
+  knowsRefused(customerId: string, limits: Limits, nowMs: number): boolean;
+}
+
+/** What counting refusals toward the ban found: the minute's count after the addition, and a ban that runs. */
+export interface RefusalCount {
+  count: number;
+  banUntil: number | undefined;
+}
+
+/**
+ * Where the counts live. Its `consume` decides admission but does not count a refusal toward the ban; the caller
+ * does that with `countRefusals`, in batches (refusal-cache.ts), so a refusal costs at most the one failed write.
+ */
+export interface CounterStore extends RateLimiter {
+  /**
+   * Adds `count` refusals to the refusal count of the minute starting at `minuteStart` (one unconditional write),
+   * and starts the ban if this addition is the one that reaches the threshold (banThreshold in ban.ts).
+   */
+  countRefusals(customerId: string, limits: Limits, count: number, minuteStart: number, nowMs: number): Promise<RefusalCount>;
 }

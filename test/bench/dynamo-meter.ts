@@ -21,8 +21,12 @@ interface Capacity {
 
 const WRITES = new Set(['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'TransactWriteItemsCommand', 'BatchWriteItemCommand']);
 
+let meters = 0;
+
 export class DynamoMeter {
   calls: Call[] = [];
+  /** Several meters may watch one client (each section of the bench its own). */
+  private readonly name = `benchDynamoMeter${meters++}`;
 
   attach(client: DynamoDBClient): void {
     client.middlewareStack.add(
@@ -52,7 +56,7 @@ export class DynamoMeter {
           throw error;
         }
       },
-      { step: 'initialize', name: 'benchDynamoMeter' },
+      { step: 'initialize', name: this.name },
     );
   }
 

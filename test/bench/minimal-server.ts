@@ -37,27 +37,21 @@ async function count(customerId: string, perMinute: number, perDay: number): Pro
   const m = now - (now % 60);
   const d = now - (now % 86400);
   try {
+    // The counts named after their windows, as lib/rate-limit/counter-item.ts stores them: one write, no rollover.
     await db.send(
       new UpdateCommand({
         TableName: env.COUNTERS_TABLE,
         Key: { customerId },
-        UpdateExpression: 'SET mc = mc + :one, dc = dc + :one',
-        ConditionExpression: 'm = :m AND d = :d AND mc < :pm AND dc < :pd',
-        ExpressionAttributeValues: { ':one': 1, ':m': m, ':d': d, ':pm': perMinute, ':pd': perDay },
+        UpdateExpression: 'ADD #m :one, #d :one',
+        ConditionExpression: '(attribute_not_exists(#m) OR #m < :pm) AND (attribute_not_exists(#d) OR #d < :pd)',
+        ExpressionAttributeNames: { '#m': `m${m}`, '#d': `d${d}` },
+        ExpressionAttributeValues: { ':one': 1, ':pm': perMinute, ':pd': perDay },
       }),
     );
     return true;
   } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    await db.send(
-      new UpdateCommand({
-        TableName: env.COUNTERS_TABLE,
-        Key: { customerId },
-        UpdateExpression: 'SET m = :m, d = :d, mc = :one, dc = :one',
-        ExpressionAttributeValues: { ':one': 1, ':m': m, ':d': d },
-      }),
-    );
-    return true;
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
   }
 }
 

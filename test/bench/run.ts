@@ -13,7 +13,14 @@ import { localTableNames } from '../../lib/dynamo/tables.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 const quick = process.argv.includes('--quick');
-const settings = { coldRuns: quick ? 3 : 15, warmInvocations: quick ? 100 : 2_000, loadSeconds: quick ? 5 : 30, exactRequests: 600 };
+const settings = {
+  coldRuns: quick ? 3 : 15,
+  warmInvocations: quick ? 100 : 2_000,
+  loadSeconds: quick ? 5 : 30,
+  exactRequests: 600,
+  limiterSamples: quick ? 30 : 200,
+  limiterRounds: quick ? 1 : 3,
+};
 
 const dynamoLocal = await startDynamoLocal();
 const tables = localTableNames('production', 'bench-');
@@ -28,6 +35,7 @@ const { DynamoMeter } = await import('./dynamo-meter.js');
 const { loadHandlers, workPerRequest, warmOverhead, events, authorizerContext } = await import('./work.js');
 const { endToEnd, exactness } = await import('./load.js');
 const { coldStarts } = await import('./cold-start.js');
+const { compareLimiters, limiterGoals } = await import('./limiters.js');
 const { costPerMillion, PRICES } = await import('./prices.js');
 const { makeCustomer, addKey } = await import('../support/customers.js');
 
@@ -44,7 +52,7 @@ function table(title: string, rows: Record<string, unknown>[]): void {
 }
 
 // 2. DynamoDB work per request
-const keyed = await makeCustomer('enterprise', { perMinute: 1_000_000, perDay: 1_000_000_000 });
+const keyed = await makeCustomer('enterprise', { perMinute: 20_000, perDay: 1_000_000_000 });
 const authorizerRequest = authorizerEvent(buildEvent({ headers: { Authorization: keyed.authorization } }));
 const work = await workPerRequest(handlers, meter, authorizerRequest);
 results.work = work;
@@ -64,7 +72,7 @@ table(
 
 // 1. Cold start
 const coldEvents = Object.fromEntries(
-  Object.entries(events(authorizerContext('bench-cold', 1_000_000, 1_000_000_000))).map(([op, make]) => [
+  Object.entries(events(authorizerContext('bench-cold', 20_000, 1_000_000_000))).map(([op, make]) => [
     op.replace(/([a-z])([A-Z])/g, '$1-$2').toLowerCase(),
     make as () => unknown,
   ]),
@@ -78,9 +86,9 @@ table(
 );
 
 // 4. End-to-end load
-const loadCustomer = await makeCustomer('enterprise', { perMinute: 100_000_000, perDay: 1_000_000_000 });
+const loadCustomer = await makeCustomer('enterprise', { perMinute: 30_000, perDay: 1_000_000_000 });
 for (let i = 0; i < 20; i++)
-  await handlers.createCategory(events(authorizerContext(loadCustomer.customerId, 1e8, 1e9)).createCategory(), {} as never);
+  await handlers.createCategory(events(authorizerContext(loadCustomer.customerId, 30_000, 1e9)).createCategory(), {} as never);
 const load = await endToEnd(env, loadCustomer.apiKey, settings.loadSeconds);
 results.load = load;
 table(
@@ -96,7 +104,21 @@ const exact = await exactness(env, keys, settings.exactRequests);
 results.exactness = exact;
 table('Exactness: one Free customer (60/min), 20 keys, concurrent requests', [exact as unknown as Record<string, unknown>]);
 
-// 6. Cost per million requests
+// 6. The rate limiter beside rate-limiter-flexible (issue 13)
+const limiters = await compareLimiters({
+  endpoint: dynamoLocal.endpoint,
+  countersTable: tables.COUNTERS_TABLE,
+  admin,
+  samples: settings.limiterSamples,
+  rounds: settings.limiterRounds,
+});
+results.limiters = { summaries: limiters.summaries, bursts: limiters.raw.bursts };
+table(
+  `Rate limiter beside rate-limiter-flexible (RateLimiterDynamo, minute + day, inMemoryBlockOnConsumed), same DynamoDB Local; ${settings.limiterSamples} sequential samples, ${settings.limiterRounds} burst round(s)`,
+  limiters.rows,
+);
+
+// 7. Cost per million requests
 const memoryMb = 512;
 const authorizerRow = work.find((w) => w.scenario.startsWith('authorizer'));
 const byScenario = (prefix: string) => work.find((w) => w.scenario.startsWith(prefix));
@@ -161,8 +183,10 @@ const goals = [
     figure: `${exact.admitted} admitted, ${exact.serverErrors} 5xx`,
   },
 ];
-results.goals = goals;
+const rateLimiterGoals = limiterGoals(limiters);
+results.goals = [...goals, ...rateLimiterGoals];
 table('Goals', goals);
+table('Goals of issue 13 (rate limiter)', rateLimiterGoals);
 
 writeFileSync('bench-results.json', `${JSON.stringify(results, null, 2)}\n`);
 console.log('\nwrote bench-results.json');

@@ -77,6 +77,22 @@ describe('petstore CLI: customers, keys, revocation', () => {
     expect(downgraded).toMatchObject({ plan: 'pro', perMinute: 300, perDay: 10000 });
   });
 
+  it('accepts an Enterprise per-minute limit up to the design maximum, 600000 (20 counter items)', async () => {
+    const result = await petstore(
+      'customers',
+      'set-plan',
+      'hugeco',
+      'enterprise',
+      '--per-minute',
+      '600000',
+      '--per-day',
+      '1000000000',
+      '--json',
+    );
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ perMinute: 600000 });
+  });
+
   it('shows usage and lifts a ban that is not there', async () => {
     const usage = await petstore('usage', 'acme', '--json');
     expect(usage.code).toBe(0);
@@ -118,6 +134,11 @@ describe('petstore CLI: bad input exits 2, says why, writes nothing', () => {
     // Every command with its argument missing, malformed and out of range (added with the reliability suite).
     [['customers', 'set-plan', 'acme2', 'enterprise', '--per-minute', '10', '--per-day', '1000000001'], /between 1 and/],
     [['customers', 'set-plan', 'acme2', 'enterprise', '--per-minute', '1.5', '--per-day', '100'], /whole number/],
+    // Past what the counters can carry (lib/rate-limit/shards.ts): refused, naming the maximum.
+    [
+      ['customers', 'set-plan', 'acme2', 'enterprise', '--per-minute', '600001', '--per-day', '1000000'],
+      /at most 600000, the most the rate limiter delivers/,
+    ],
     [['customers', 'set-plan', 'x'.repeat(65), 'free'], /customerId/],
     [['keys', 'create', 'bad id!'], /customerId/],
     [['keys', 'create', 'acme2', '--name', 'tab\there'], /--name/],

@@ -17,6 +17,7 @@ import { authStore } from '../../lib/auth/store.js';
 import { createDynamoClient } from '../../lib/dynamo/create-client.js';
 import { localTableNames } from '../../lib/dynamo/tables.js';
 import type { Limits, Plan } from '../../lib/plans.js';
+import { admittedInDay } from '../../lib/rate-limit/counter-item.js';
 import { categoryIntegrity } from '../support/category-integrity.js';
 import { startLocal } from '../support/start-process.js';
 
@@ -84,7 +85,7 @@ async function key(customerId: string): Promise<string> {
 const free = await customer('free');
 const pro = await customer('pro');
 const business = await customer('business');
-const enterprise = await customer('enterprise', { perMinute: 1_000_000, perDay: 100_000_000 });
+const enterprise = await customer('enterprise', { perMinute: 30_000, perDay: 100_000_000 });
 const callers: Caller[] = [
   { label: 'free', customerId: free, authorization: await key(free), connections: 2 },
   { label: 'pro', customerId: pro, authorization: await key(pro), connections: 3 },
@@ -222,7 +223,7 @@ for (const [i, caller] of callers.entries()) {
 const counterRows: Record<string, string | number>[] = [];
 for (const [customerId, { admitted, inFlight }] of admittedBy) {
   const { Item } = await db.send(new GetCommand({ TableName: tables.COUNTERS_TABLE, Key: { customerId }, ConsistentRead: true }));
-  const stored = Number(Item?.dc ?? 0);
+  const stored = admittedInDay(Item, Math.floor(Date.now() / 1000));
   counterRows.push({
     customer: customerId,
     'admitted (answers seen)': admitted,

@@ -27,7 +27,7 @@ export async function makeCustomer(plan: Plan = 'enterprise', limits?: Limits, s
   await testAuthStore.setPlan(
     customerId,
     plan,
-    plan === 'enterprise' ? (limits ?? { perMinute: 1_000_000, perDay: 1_000_000_000 }) : undefined,
+    plan === 'enterprise' ? (limits ?? { perMinute: 20_000, perDay: 1_000_000_000 }) : undefined,
   );
   const { apiKey, record } = await testAuthStore.createKey(customerId, stage);
   return { customerId, apiKey, keyId: record.keyId, authorization: `Bearer ${apiKey}` };

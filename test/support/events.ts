@@ -10,7 +10,7 @@ export const TEST_AUTHORIZER = {
   customerId: `handler-test-customer-${randomUUID().slice(0, 8)}`,
   keyId: 'key_0000000000000000',
   plan: 'enterprise',
-  perMinute: '1000000',
+  perMinute: '20000',
   perDay: '1000000000',
 };
 
