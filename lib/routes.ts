@@ -3,10 +3,12 @@
  * document, the local gateway, the CDK stack and its IAM grants are all generated from these definitions, so an
  * operation added here (with its handler file) is routed, deployed, granted, checked and documented everywhere.
  */
+
 import * as v from 'valibot';
 import { CATEGORY_CAP, CategorySchema, NewCategorySchema } from './categories/schema.js';
 import { DEPRECATION_DEFAULTS, type Deprecation } from './deprecation.js';
 import type { TableId } from './dynamo/tables.js';
+import { withThousands } from './format.js';
 import type { ErrorCode } from './http/errors.js';
 import type { BodySchema } from './http/validation.js';
 import { RateLimitStatusSchema } from './rate-limit/schema.js';
@@ -109,7 +111,7 @@ export const listCategories = defineRoute({
   path: '/categories',
   handler: 'list-categories',
   summary: 'List all categories, in ascending id order',
-  description: `All categories, ascending by id. There are no pagination or filter parameters: an environment holds at most ${CATEGORY_CAP.toLocaleString('en-US')}.`,
+  description: `All categories, ascending by id. There are no pagination or filter parameters: an environment holds at most ${withThousands(CATEGORY_CAP)}.`,
   tag: 'Categories',
   stability: 'stable',
   quota: 'consume',

@@ -2,7 +2,9 @@
  * How the document explains each error code, and the Error answer of a status that carries one or more codes.
  * Numbers come from their definitions (body limit, category cap), never written again here.
  */
+
 import { CATEGORY_CAP } from '../categories/schema.js';
+import { withThousands } from '../format.js';
 import { RETRY_AFTER_CODES } from '../http/answers.js';
 import { ERROR_STATUS, type ErrorCode } from '../http/errors.js';
 import { CLAIM_LAPSES_AFTER_SECONDS } from '../http/idempotency-key.js';
@@ -36,7 +38,7 @@ export const ERROR_DOCS: Record<ErrorCode, { description: string; example: strin
     example: 'A category named "Dog" already exists (names are compared ignoring case)',
   },
   CATEGORY_LIMIT_REACHED: {
-    description: `the environment has ${CATEGORY_CAP.toLocaleString('en-US')} categories.`,
+    description: `the environment has ${withThousands(CATEGORY_CAP)} categories.`,
     example: `This environment already holds the maximum of ${CATEGORY_CAP} categories; no more can be created`,
   },
   IDEMPOTENCY_IN_PROGRESS: {

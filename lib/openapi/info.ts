@@ -1,5 +1,7 @@
 /** The document's introduction, with the plans' numbers taken from their definition, and who answers for the API. */
+
 import { DEPRECATION_DEFAULTS } from '../deprecation.js';
+import { withThousands } from '../format.js';
 import { PLAN_LIMITS } from '../plans.js';
 
 const SITE = new URL(DEPRECATION_DEFAULTS.docsUrl).origin;
@@ -8,7 +10,7 @@ export const INFO_CONTACT = { name: 'Pet Store API support', url: `${SITE}/suppo
 /** The API is offered under the operator's terms of service, not an open licence. */
 export const INFO_LICENSE = { name: 'Proprietary: Pet Store API terms of service', url: `${SITE}/terms` };
 
-const n = (value: number) => value.toLocaleString('en-US');
+const n = withThousands;
 const plans = Object.entries(PLAN_LIMITS)
   .map(([plan, limits]) => `${plan.charAt(0).toUpperCase()}${plan.slice(1)} ${n(limits.perMinute)}/${n(limits.perDay)}`)
   .join('; ');
