@@ -30,4 +30,5 @@ export const TABLE_OUTPUT_KEYS: Readonly<Record<TableId, string>> = {
   customers: tableOutputKey('customers'),
   keys: tableOutputKey('keys'),
   counters: tableOutputKey('counters'),
+  audit: tableOutputKey('audit'),
 };

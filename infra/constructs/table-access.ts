@@ -21,11 +21,15 @@ export const TABLE_ACTIONS: Readonly<Record<TableId, Partial<Record<Access, read
   // The authorizer looks a key up by its hash (the table key); the byKeyId index is for the admin CLI only.
   keys: { read: ['dynamodb:GetItem'] },
   // Reading a customer's windows (getRateLimitStatus) is GetItem; counting a request, a refusal, a ban or a call to
-  // a deprecated operation is a conditional UpdateItem.
+  // a deprecated operation is a conditional UpdateItem. The first request of a UTC day rolls the window over and
+  // adds the day that ended to the customer's usage history in one TransactWriteItems of two Updates on this table,
+  // for which IAM checks UpdateItem on each.
   counters: {
     read: ['dynamodb:GetItem'],
     write: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
   },
+  // The admin CLI's trail of changes: no function reads or writes it, so no access level is defined for it.
+  audit: {},
 };
 
 /** Which tables a function uses, and how: a route's `tables`, or the authorizer's. */

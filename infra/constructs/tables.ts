@@ -43,6 +43,12 @@ export class PetStoreTables extends Construct {
       return created;
     };
     // Spelled out so the type checker wants a line here for every TableId; created in the order of TABLES.
-    this.tables = { categories: table('categories'), customers: table('customers'), keys: table('keys'), counters: table('counters') };
+    this.tables = {
+      categories: table('categories'),
+      customers: table('customers'),
+      keys: table('keys'),
+      counters: table('counters'),
+      audit: table('audit'),
+    };
   }
 }

@@ -144,6 +144,7 @@ describe.each(STAGES)('the %s stack', (stage) => {
           'POWERTOOLS_METRICS_NAMESPACE',
           'POWERTOOLS_SERVICE_NAME',
           'STAGE',
+          'USAGE_RETENTION_DAYS',
           ...tableVars,
         ].sort(),
       );
@@ -151,6 +152,7 @@ describe.each(STAGES)('the %s stack', (stage) => {
       expect(variables.POWERTOOLS_SERVICE_NAME).toBe(SERVICE_NAME);
       expect(variables.POWERTOOLS_METRICS_NAMESPACE).toBe(metricsNamespace(stage));
       expect(variables.BAN_SECONDS).toBe('900');
+      expect(variables.USAGE_RETENTION_DAYS).toBe('400');
       for (const t of TABLES.filter((t) => t.id in route.tables)) expect(variables[t.envVar]).toEqual({ Ref: tableLogicalId(stage, t.id) });
     });
 
