@@ -41,6 +41,7 @@ export async function resolveTarget(stage: Stage, aws: boolean): Promise<Target>
     CUSTOMERS_TABLE: tableName('customers'),
     KEYS_TABLE: tableName('keys'),
     COUNTERS_TABLE: tableName('counters'),
+    AUDIT_TABLE: tableName('audit'),
   };
   return { client: createDynamoClient(), tables, where: `stack ${stackName}` };
 }

@@ -41,12 +41,13 @@ export type OperationHandler<TQuota extends Quota, TBody> = (event: ApiEvent, co
 export function operation<TQuota extends Quota, TBody>(route: Route<TQuota, TBody>, handler: OperationHandler<TQuota, TBody>) {
   const db = documentClient();
   const counters = tableName('COUNTERS_TABLE');
+  const limiter = dynamoRateLimiter(db, counters, { banSeconds: config().BAN_SECONDS, usageRetentionDays: config().USAGE_RETENTION_DAYS });
   const chain = middy<ApiEvent, ApiResult, Error, OperationContext, OperationInternal>()
     .use(logContext())
     .use(responseHeaders(route))
     .use(httpHeaderNormalizer())
     .use(authContext())
-    .use(rateLimit(route, dynamoRateLimiter(db, counters, { banSeconds: config().BAN_SECONDS })));
+    .use(rateLimit(route, limiter));
   if (route.deprecation) chain.use(deprecated(route, route.deprecation, deprecatedCallStore(db, counters)));
   if (route.params) chain.use(pathParams(route.params));
   if (route.body) chain.use(jsonBody(route.body));

@@ -7,7 +7,6 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Limits } from '../plans.js';
 import { isConditionFailure, itemOnFailure, NO_BAN, numberAttribute } from './counter-item.js';
-import { DAY } from './windows.js';
 
 /** Refusals within one UTC minute that start a ban. */
 export const banThreshold = (limits: Limits) => Math.max(10, limits.perMinute);
@@ -26,9 +25,10 @@ export function refusals(db: DynamoDBDocumentClient, table: string, options: Ban
     try {
       await update({
         Key: { customerId },
-        UpdateExpression: 'SET banUntil = :until, rc = :zero, expiresAt = :expires',
+        // The item's TTL stays the rollover's: it may hold a day's totals not yet in the usage history.
+        UpdateExpression: 'SET banUntil = :until, rc = :zero',
         ConditionExpression: NO_BAN,
-        ExpressionAttributeValues: { ':until': banUntil, ':zero': 0, ':now': now, ':expires': banUntil + DAY },
+        ExpressionAttributeValues: { ':until': banUntil, ':zero': 0, ':now': now },
       });
       return banUntil;
     } catch (error) {
@@ -44,7 +44,8 @@ export function refusals(db: DynamoDBDocumentClient, table: string, options: Ban
     try {
       const { Attributes } = await update({
         Key: { customerId },
-        UpdateExpression: 'ADD rc :one',
+        // rdc: the day's refusals, for the usage history.
+        UpdateExpression: 'ADD rc :one, rdc :one',
         ConditionExpression: `rm = :rm AND ${NO_BAN}`,
         ExpressionAttributeValues: { ':one': 1, ':rm': minuteStart, ':now': now },
         ReturnValues: 'UPDATED_NEW',
@@ -58,7 +59,7 @@ export function refusals(db: DynamoDBDocumentClient, table: string, options: Ban
       try {
         await update({
           Key: { customerId },
-          UpdateExpression: 'SET rm = :rm, rc = :one',
+          UpdateExpression: 'SET rm = :rm, rc = :one ADD rdc :one',
           ConditionExpression: `(attribute_not_exists(rm) OR rm <> :rm) AND ${NO_BAN}`,
           ExpressionAttributeValues: { ':one': 1, ':rm': minuteStart, ':now': now },
         });

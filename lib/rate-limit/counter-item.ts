@@ -1,7 +1,8 @@
 /**
  * How one customer's counters are stored: one DynamoDB item holding the current minute and day windows, their
- * counts, the refusals of the current minute and any ban, with a TTL once the day is over:
- *   { customerId, m, mc, d, dc, rm, rc, banUntil, expiresAt }
+ * counts, the refusals of the current minute and of the day and any ban, with a TTL as long as the usage history's
+ * (the item holds the last day's totals until the next rollover records them: lib/usage/history.ts):
+ *   { customerId, m, mc, d, dc, rm, rc, rdc, banUntil, expiresAt }
  * All names of the encoding live here; the limiter and the ban logic speak in windows and refusals.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
@@ -22,6 +23,8 @@ export const CounterItemSchema = v.object({
   /** The minute whose refusals rc counts. */
   rm: seconds,
   rc: seconds,
+  /** Requests refused for a used-up window in the day d (the usage history's "refused"). */
+  rdc: seconds,
   banUntil: seconds,
   expiresAt: seconds,
 });

@@ -2,22 +2,37 @@
  * The rate limiter on DynamoDB, exact under any concurrency (the item's encoding is counter-item.ts). The common
  * case is one conditional UpdateItem that adds 1 to both counts only while both windows are current and below
  * their limits and no ban runs. When it fails, ReturnValuesOnConditionCheckFailure tells us why without another
- * read: a window rolled over (one guarded write starts the new window), a limit is reached (the refusal is
- * counted, and may start a ban: ban.ts), or a ban runs.
+ * read: a window rolled over (one guarded write starts the new window; when it ends a day, the same write records
+ * that day's totals in the usage history: lib/usage/history.ts), a limit is reached (the refusal is counted, and may
+ * start a ban: ban.ts), or a ban runs.
  */
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Limits } from '../plans.js';
+import {
+  closedDay,
+  isRolloverInFlight,
+  pauseForRollover,
+  retainUntil,
+  rollOverDay,
+  USAGE_RETENTION_DEFAULT_DAYS,
+} from '../usage/history.js';
 import { type BanOptions, refusals } from './ban.js';
 import { counterItem, isConditionFailure, itemOnFailure, NO_BAN, numberAttribute, windowStateOf } from './counter-item.js';
 import type { Admission, RateLimiter, UsageSnapshot } from './limiter.js';
-import { currentCounts, DAY, views, windowStarts } from './windows.js';
+import { currentCounts, views, windowStarts } from './windows.js';
 
 const MAX_ATTEMPTS = 10;
 
-export function dynamoRateLimiter(db: DynamoDBDocumentClient, table: string, options: BanOptions): RateLimiter {
+export interface LimiterOptions extends BanOptions {
+  /** Days a day's totals are kept (USAGE_RETENTION_DAYS); the TTL of the counter and history items. */
+  usageRetentionDays?: number;
+}
+
+export function dynamoRateLimiter(db: DynamoDBDocumentClient, table: string, options: LimiterOptions): RateLimiter {
   const update = (input: Omit<ConstructorParameters<typeof UpdateCommand>[0], 'TableName'>) =>
     db.send(new UpdateCommand({ TableName: table, ReturnValuesOnConditionCheckFailure: 'ALL_OLD', ...input }));
   const { refuse } = refusals(db, table, options);
+  const retentionDays = options.usageRetentionDays ?? USAGE_RETENTION_DEFAULT_DAYS;
 
   async function consume(customerId: string, limits: Limits, nowMs: number): Promise<Admission> {
     let now = Math.floor(nowMs / 1000);
@@ -46,6 +61,11 @@ export function dynamoRateLimiter(db: DynamoDBDocumentClient, table: string, opt
         };
         return { admitted: true, windows: views(counted, limits) };
       } catch (error) {
+        // Another request's rollover transaction holds the item: DynamoDB refuses writes to it until it is done.
+        if (isRolloverInFlight(error)) {
+          await pauseForRollover(attempt);
+          continue;
+        }
         if (!isConditionFailure(error)) throw error;
         const old = itemOnFailure(error);
         if (old?.banUntil && old.banUntil > now) {
@@ -69,11 +89,13 @@ export function dynamoRateLimiter(db: DynamoDBDocumentClient, table: string, opt
             ? { admitted: false, reason: 'banned', banUntil, windows: current }
             : { admitted: false, reason: 'limit', windows: current };
         }
-        // A window rolled over (or this is the customer's first request): start it, guarded on what we saw.
+        // A window rolled over (or this is the customer's first request): start it, guarded on what we saw. When it
+        // ends a day, the same write records the day's totals (the guard makes them final) and keeps later refusals.
+        const closed = closedDay(old, dayStart);
         try {
-          await update({
+          const roll = {
             Key: { customerId },
-            UpdateExpression: 'SET m = :m, mc = :mc, d = :d, dc = :dc, expiresAt = :expires',
+            UpdateExpression: `SET m = :m, mc = :mc, d = :d, dc = :dc, expiresAt = :expires${closed?.refused ? ', rdc = rdc - :closedRdc' : ''}`,
             ConditionExpression: old
               ? `${old.m === undefined ? 'attribute_not_exists(m)' : 'm = :oldM'} AND ${old.d === undefined ? 'attribute_not_exists(d)' : 'd = :oldD AND dc = :oldDc'} AND ${NO_BAN}`
               : 'attribute_not_exists(customerId)',
@@ -82,12 +104,14 @@ export function dynamoRateLimiter(db: DynamoDBDocumentClient, table: string, opt
               ':mc': counts.minuteCount + 1,
               ':d': dayStart,
               ':dc': counts.dayCount + 1,
-              ':expires': dayStart + 2 * DAY,
+              ':expires': retainUntil(dayStart, retentionDays),
               ...(old ? { ':now': now } : {}),
               ...(old?.m !== undefined ? { ':oldM': old.m } : {}),
               ...(old?.d !== undefined ? { ':oldD': old.d, ':oldDc': old.dc ?? 0 } : {}),
+              ...(closed?.refused ? { ':closedRdc': closed.refused } : {}),
             },
-          });
+          };
+          await (closed ? rollOverDay(db, table, customerId, roll, closed, retentionDays) : update(roll));
           const counted = { ...counts, minuteCount: counts.minuteCount + 1, dayCount: counts.dayCount + 1 };
           return { admitted: true, windows: views(counted, limits) };
         } catch (rollError) {
