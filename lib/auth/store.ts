@@ -72,6 +72,13 @@ export interface ChangeOptions {
   also?: readonly TransactItem[];
 }
 
+/** A change that issues a key: what goes with it may name the new key (its keyId, never the key). */
+export interface NewKeyOptions extends Omit<ChangeOptions, 'also'> {
+  also?: (record: KeyRecord) => readonly TransactItem[];
+  /** When the new key stops working; none: never. */
+  expiresAt?: Date;
+}
+
 export function limitsOf(customer: Pick<Customer, 'plan' | 'perMinute' | 'perDay'>): Limits {
   if (customer.plan === 'enterprise') {
     if (!customer.perMinute || !customer.perDay) throw new Error('an enterprise customer without its limits');
@@ -140,7 +147,7 @@ export function authStore(db: DynamoDBDocumentClient, tables: { customers: strin
     customerId: string,
     stage: Stage,
     name: string | undefined,
-    options: ChangeOptions & { expiresAt?: Date; rolledFrom?: string },
+    options: NewKeyOptions & { rolledFrom?: string },
   ): { apiKey: string; record: KeyRecord } {
     const apiKey = generateKey(stage);
     const record: KeyRecord = {
@@ -287,14 +294,14 @@ export function authStore(db: DynamoDBDocumentClient, tables: { customers: strin
       customerId: string,
       stage: Stage,
       name?: string,
-      options: ChangeOptions & { expiresAt?: Date; rolledFrom?: string } = {},
+      options: NewKeyOptions = {},
     ): Promise<{ apiKey: string; record: KeyRecord }> {
       const { apiKey, record } = newKey(customerId, stage, name, options);
       await transact(
         [
           { ConditionCheck: { TableName: tables.customers, Key: { customerId }, ConditionExpression: 'attribute_exists(customerId)' } },
           { Put: { TableName: tables.keys, Item: record, ConditionExpression: 'attribute_not_exists(keyHash)' } },
-          ...(options.also ?? []),
+          ...(options.also?.(record) ?? []),
         ],
         (index) => (index === 0 ? new CustomerNotFound(`no customer "${customerId}"`) : undefined),
       );
@@ -304,16 +311,16 @@ export function authStore(db: DynamoDBDocumentClient, tables: { customers: strin
     findKeyById,
 
     /**
-     * Replaces `old` (an active key as the caller read it) with a new key for the same customer. The old key keeps
-     * working until `oldExpiresAt`, or its own earlier expiry, then is refused as expired. Both in one transaction.
+     * Replaces `old` (an active key as the caller read it) with a new key for the same customer; the old key keeps
+     * working until `oldExpiresAt`, then is refused as expired. Both in one transaction, guarded on `old`.
      */
     async rollKey(
       old: KeyRecord,
       oldExpiresAt: Date,
-      options: ChangeOptions & { name?: string; expiresAt?: Date } = {},
+      options: NewKeyOptions & { name?: string } = {},
     ): Promise<{ apiKey: string; record: KeyRecord; old: KeyRecord }> {
       const { apiKey, record } = newKey(old.customerId, old.stage, options.name ?? old.name, { ...options, rolledFrom: old.keyId });
-      const ends = old.expiresAt && Date.parse(old.expiresAt) < oldExpiresAt.getTime() ? old.expiresAt : oldExpiresAt.toISOString();
+      const ends = oldExpiresAt.toISOString();
       await transact(
         [
           {
@@ -332,7 +339,7 @@ export function authStore(db: DynamoDBDocumentClient, tables: { customers: strin
             },
           },
           { Put: { TableName: tables.keys, Item: record, ConditionExpression: 'attribute_not_exists(keyHash)' } },
-          ...(options.also ?? []),
+          ...(options.also?.(record) ?? []),
         ],
         () => new ConcurrentChange(`key "${old.keyId}" changed while the command ran: nothing was written; run it again`),
       );

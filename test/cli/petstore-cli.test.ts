@@ -12,7 +12,13 @@ import { useGateway } from '../support/http.js';
 const { call } = useGateway();
 
 async function tableContents(): Promise<string> {
-  const names = [process.env.CUSTOMERS_TABLE, process.env.KEYS_TABLE, process.env.COUNTERS_TABLE, process.env.CATEGORIES_TABLE];
+  const names = [
+    process.env.CUSTOMERS_TABLE,
+    process.env.KEYS_TABLE,
+    process.env.COUNTERS_TABLE,
+    process.env.CATEGORIES_TABLE,
+    process.env.AUDIT_TABLE,
+  ];
   const scans = await Promise.all(names.map((TableName) => testDb.send(new ScanCommand({ TableName, ConsistentRead: true }))));
   return JSON.stringify(scans.map((s) => (s.Items ?? []).map((i) => JSON.stringify(i)).sort()));
 }
@@ -112,7 +118,7 @@ describe('petstore CLI: bad input exits 2, says why, writes nothing', () => {
     [['keys', 'revoke', 'not-a-key-id'], /keyId/],
     [['keys', 'revoke', 'key_0000000000000000'], /no key "key_0000000000000000"/],
     [['keys', 'list', 'a', 'b'], /at most 1/],
-    [['usage'], /needs 1 argument/],
+    [['usage'], /needs a customerId, or --month/],
     [['usage', 'nobody-here'], /no customer/],
     [['unban', 'nobody-here'], /no customer/],
     // Every command with its argument missing, malformed and out of range (added with the reliability suite).
