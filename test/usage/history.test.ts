@@ -71,7 +71,14 @@ describe('usage history across UTC midnight', () => {
 
   it('through the real chain, the clock moved across midnight while 200 requests are in flight', async () => {
     const customerId = newCustomerId();
-    const authorizer = { principalId: customerId, customerId, keyId: 'key_0000000000000000', plan: 'enterprise', perMinute: '100000', perDay: '1000000' };
+    const authorizer = {
+      principalId: customerId,
+      customerId,
+      keyId: 'key_0000000000000000',
+      plan: 'enterprise',
+      perMinute: '100000',
+      perDay: '1000000',
+    };
     let now = MIDNIGHT - 400;
     setClock(() => now);
     const inFlight: Promise<Answer>[] = [];
