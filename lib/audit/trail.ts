@@ -95,16 +95,16 @@ export function auditTrail(db: DynamoDBDocumentClient, table: string, actor: str
 
     /** The records of one customer or of all, from `since` (an ISO instant) on, oldest first. */
     async list(filter: { customerId?: string; since?: string }): Promise<AuditEntry[]> {
-      const since = filter.since ?? '';
+      const { customerId, since } = filter;
       const items: Record<string, unknown>[] = [];
       let startKey: QueryCommandOutput['LastEvaluatedKey'];
       do {
-        const page = filter.customerId
+        const page = customerId
           ? await db.send(
               new QueryCommand({
                 TableName: table,
-                KeyConditionExpression: 'customerId = :customerId AND sk >= :since',
-                ExpressionAttributeValues: { ':customerId': filter.customerId, ':since': since },
+                KeyConditionExpression: since ? 'customerId = :customerId AND sk >= :since' : 'customerId = :customerId',
+                ExpressionAttributeValues: { ':customerId': customerId, ...(since ? { ':since': since } : {}) },
                 ExclusiveStartKey: startKey,
                 ConsistentRead: true,
               }),
@@ -112,8 +112,7 @@ export function auditTrail(db: DynamoDBDocumentClient, table: string, actor: str
           : await db.send(
               new ScanCommand({
                 TableName: table,
-                FilterExpression: 'sk >= :since',
-                ExpressionAttributeValues: { ':since': since },
+                ...(since ? { FilterExpression: 'sk >= :since', ExpressionAttributeValues: { ':since': since } } : {}),
                 ExclusiveStartKey: startKey,
                 ConsistentRead: true,
               }),

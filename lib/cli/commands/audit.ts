@@ -17,7 +17,9 @@ export const audit = defineCommand({
     return async ({ audit: trail }) => {
       const entries = await trail.list({ customerId, since: since?.toISOString() });
       const lines = entries.map((e) => {
+        // DynamoDB keeps no order in a map: the fields are listed alphabetically.
         const changes = Object.entries(e.changes)
+          .sort(([a], [b]) => a.localeCompare(b))
           .map(([field, c]) => `${field} ${show(c.from)} → ${show(c.to)}`)
           .join(', ');
         return [e.at, e.actor, e.action, e.customerId, e.keyId ?? '', changes, e.reason ? `reason: ${e.reason}` : '']
