@@ -4,9 +4,11 @@
  * shows at once; deployed, the cache TTL bounds how late). The clock is moved to cross an expiry.
  */
 import { randomUUID } from 'node:crypto';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { nowMs, resetClock, setClock } from '../../lib/clock.js';
 import { petstore } from '../support/cli.js';
+import { testDb } from '../support/customers.js';
 import { useGateway } from '../support/http.js';
 
 const { call } = useGateway();
@@ -126,6 +128,28 @@ describe('keys roll', () => {
     const short = await cli('keys', 'create', customerId, '--expires-in', '30m');
     const again = await cli('keys', 'roll', short.keyId, '--grace', '7d');
     expect(again.rolledFrom.expiresAt).toBe(short.expiresAt);
+  });
+
+  it('a revoked key, or one already rolled, is not rolled: exit 2, nothing written', async () => {
+    const customerId = await newCustomer();
+    const revoked = await cli('keys', 'create', customerId);
+    await cli('keys', 'revoke', revoked.keyId);
+    const rolledOnce = await cli('keys', 'create', customerId);
+    const successor = await cli('keys', 'roll', rolledOnce.keyId);
+    const tables = async () =>
+      JSON.stringify(
+        await Promise.all(
+          [process.env.KEYS_TABLE, process.env.AUDIT_TABLE].map(async (TableName) =>
+            ((await testDb.send(new ScanCommand({ TableName, ConsistentRead: true }))).Items ?? []).map((i) => JSON.stringify(i)).sort(),
+          ),
+        ),
+      );
+    const before = await tables();
+    const onRevoked = await petstore('keys', 'roll', revoked.keyId);
+    expect(onRevoked).toMatchObject({ code: 2, stderr: expect.stringMatching(`key ${revoked.keyId} is revoked`) });
+    const onRolled = await petstore('keys', 'roll', rolledOnce.keyId);
+    expect(onRolled).toMatchObject({ code: 2, stderr: expect.stringMatching(`already rolled, to ${successor.keyId}`) });
+    expect(await tables()).toBe(before);
   });
 });
 
