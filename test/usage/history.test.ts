@@ -3,11 +3,13 @@
  * across UTC midnight, refusals counted beside admissions, kept for the retention, read back by day and by month.
  */
 import { randomUUID } from 'node:crypto';
+import { TransactionCanceledException, TransactionConflictException } from '@aws-sdk/client-dynamodb';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { handler as listCategories } from '../../functions/list-categories.js';
 import { resetClock, setClock } from '../../lib/clock.js';
 import { documentClient } from '../../lib/dynamo/client.js';
+import { createDocumentClient, createDynamoClient } from '../../lib/dynamo/create-client.js';
 import { dynamoRateLimiter } from '../../lib/rate-limit/dynamo-limiter.js';
 import { DAY_SECONDS } from '../../lib/usage/days.js';
 import { usageHistory } from '../../lib/usage/history.js';
@@ -97,6 +99,45 @@ describe('usage history across UTC midnight', () => {
     expect(days.reduce((sum, d) => sum + d.admitted, 0)).toBe(admitted);
     // What the history recorded for the day before, plus the live count of the new day.
     expect((days[0]?.admitted ?? 0) + (live?.dc ?? 0)).toBe(admitted);
+  });
+});
+
+describe('a rollover transaction in flight (DynamoDB Local never reports one: injected)', () => {
+  it('writes refused while it holds the item, and a rollover cancelled by a conflict, go round again: still exact', async () => {
+    const client = createDynamoClient(process.env.DYNAMODB_ENDPOINT);
+    const injected = { updates: 0, transactions: 0 };
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const $metadata = {};
+        if (context.commandName === 'UpdateItemCommand' && injected.updates < 6) {
+          injected.updates++;
+          throw new TransactionConflictException({ message: 'Transaction is ongoing for the item', $metadata });
+        }
+        if (context.commandName === 'TransactWriteItemsCommand' && injected.transactions < 2) {
+          injected.transactions++;
+          throw new TransactionCanceledException({
+            message: 'Transaction cancelled, please refer cancellation reasons for specific reasons [TransactionConflict, None]',
+            $metadata,
+            CancellationReasons: [{ Code: 'TransactionConflict' }, { Code: 'None' }],
+          });
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'injectConflicts' },
+    );
+    const limiter = dynamoRateLimiter(createDocumentClient(client), COUNTERS_TABLE, { banSeconds: 900 });
+    const customerId = newCustomerId();
+    const limits = { perMinute: 100_000, perDay: 1_000_000 };
+    injected.updates = 6;
+    for (let i = 0; i < 4; i++) await limiter.consume(customerId, limits, MIDNIGHT - 1_000);
+    injected.updates = 0;
+    const admissions = await Promise.all(Array.from({ length: 20 }, (_, i) => limiter.consume(customerId, limits, MIDNIGHT + i)));
+    expect(admissions.every((a) => a.admitted)).toBe(true);
+    expect(injected).toEqual({ updates: 6, transactions: 2 });
+    const [dayBefore] = await history.days(customerId, DAY_BEFORE, DAY_BEFORE);
+    expect(dayBefore?.admitted).toBe(4);
+    expect((await item(customerId))?.dc).toBe(20);
+    client.destroy();
   });
 });
 
