@@ -197,6 +197,17 @@ describe.each(STAGES)('the %s stack', (stage) => {
     expect(roleIds.size).toBe(routes.length + 1);
   });
 
+  it('gives no function the audit table, nor its name: the admin CLI is its only reader and writer', () => {
+    const api = app.stacks[stage].api;
+    const auditRef = JSON.stringify({ Ref: tableLogicalId(stage, 'audit') });
+    const auditArn = JSON.stringify({ 'Fn::GetAtt': [tableLogicalId(stage, 'audit'), 'Arn'] });
+    for (const fn of [api.authorizerFunction, ...Object.values(api.functions)]) {
+      expect(JSON.stringify(dynamoStatements(stage, fn.role))).not.toContain(auditArn);
+      const variables = json[stage].Resources[logicalIdOf(stage, fn)]?.Properties?.Environment?.Variables;
+      expect(JSON.stringify(variables)).not.toContain(auditRef);
+    }
+  });
+
   it('runs every function on Node.js 24, arm64, with JSON logs, X-Ray and a deliberate memory size and timeout', () => {
     const functions = resourcesOf(stage, 'AWS::Lambda::Function');
     expect(functions).toHaveLength(routes.length + 1);
