@@ -20,7 +20,7 @@ export const ERROR_DOCS: Record<ErrorCode, { description: string; example: strin
     example: '"name" must not be empty or only white space',
   },
   UNAUTHORIZED: {
-    description: 'The API key is missing, malformed, unknown, revoked, or of the other environment.',
+    description: 'The API key is missing, malformed, unknown, revoked, expired, or of the other environment, or its account is suspended.',
     example: 'The Authorization header is missing or its API key is not valid: send Authorization: Bearer <API key>',
   },
   NOT_FOUND: {

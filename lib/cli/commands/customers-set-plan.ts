@@ -31,17 +31,16 @@ export const customersSetPlan = defineCommand({
       const seen = (await auth.getCustomer(customerId, true)) ?? null;
       const limits = limitsOf({ plan, ...wanted });
       const changes = changed(seen ? { plan: seen.plan, ...limitsOf(seen) } : {}, { plan, ...limits });
-      const customer = Object.keys(changes).length
-        ? await auth.setPlan(customerId, plan, wanted, {
-            now,
-            seen,
-            also: [audit.entry({ action: 'plan-change', customerId, changes }, now)],
-          })
-        : seen;
-      const after = limitsOf(customer ?? { plan, ...wanted });
+      if (Object.keys(changes).length) {
+        await auth.setPlan(customerId, plan, wanted, {
+          now,
+          seen,
+          also: [audit.entry({ action: 'plan-change', customerId, changes }, now)],
+        });
+      }
       return {
-        json: { customerId, plan, ...after, stage },
-        text: `customer ${customerId} is on the ${plan} plan: ${after.perMinute} requests per minute, ${after.perDay} per day (${stage})${Object.keys(changes).length ? '' : '; nothing changed'}`,
+        json: { customerId, plan, ...limits, stage },
+        text: `customer ${customerId} is on the ${plan} plan: ${limits.perMinute} requests per minute, ${limits.perDay} per day (${stage})${Object.keys(changes).length ? '' : '; nothing changed'}`,
       };
     };
   },
