@@ -7,6 +7,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Limits } from '../plans.js';
 import { isConditionFailure, itemOnFailure, NO_BAN, numberAttribute } from './counter-item.js';
+import { DAY } from './windows.js';
 
 /** Refusals within one UTC minute that start a ban. */
 export const banThreshold = (limits: Limits) => Math.max(10, limits.perMinute);
@@ -25,10 +26,10 @@ export function refusals(db: DynamoDBDocumentClient, table: string, options: Ban
     try {
       await update({
         Key: { customerId },
-        // The item's TTL stays the rollover's: it may hold a day's totals not yet in the usage history.
-        UpdateExpression: 'SET banUntil = :until, rc = :zero',
+        // The item keeps the rollover's TTL: it may hold a day's totals not yet in the usage history.
+        UpdateExpression: 'SET banUntil = :until, rc = :zero, expiresAt = if_not_exists(expiresAt, :expires)',
         ConditionExpression: NO_BAN,
-        ExpressionAttributeValues: { ':until': banUntil, ':zero': 0, ':now': now },
+        ExpressionAttributeValues: { ':until': banUntil, ':zero': 0, ':now': now, ':expires': banUntil + DAY },
       });
       return banUntil;
     } catch (error) {

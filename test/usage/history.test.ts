@@ -170,6 +170,18 @@ describe('usage history items', () => {
     expect((await item(customerId))?.expiresAt).toBe(MIDNIGHT / 1000 + 3 * DAY_SECONDS + 31 * DAY_SECONDS);
   });
 
+  it("a ban keeps the counter's TTL, so a banned customer's last day is still there to be recorded", async () => {
+    const limiter = dynamoRateLimiter(documentClient(), COUNTERS_TABLE, { banSeconds: 900 });
+    const customerId = newCustomerId();
+    const limits = { perMinute: 2, perDay: 100 };
+    const at = MIDNIGHT - 600_000;
+    const admissions = [];
+    for (let i = 0; i < 13; i++) admissions.push(await limiter.consume(customerId, limits, at));
+    expect(admissions.at(-1)).toMatchObject({ admitted: false, reason: 'banned' });
+    expect(await item(customerId)).toMatchObject({ dc: 2, rdc: 10, expiresAt: DAY_BEFORE + 401 * DAY_SECONDS });
+    expect(await history.days(customerId, DAY_BEFORE, DAY_BEFORE)).toEqual([{ date: '2036-03-10', admitted: 2, refused: 10 }]);
+  });
+
   it('a month sums each customer over its days, the live day included', async () => {
     const limiter = dynamoRateLimiter(documentClient(), COUNTERS_TABLE, { banSeconds: 900 });
     const [a, b, idle] = [newCustomerId(), newCustomerId(), newCustomerId()];
