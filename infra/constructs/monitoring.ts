@@ -93,6 +93,10 @@ export class Monitoring extends Construct {
       throttleMetrics[`${tableId}Read`] = table.metric('ReadThrottleEvents', { period: PERIOD, statistic: 'Sum' });
       throttleMetrics[`${tableId}Write`] = table.metric('WriteThrottleEvents', { period: PERIOD, statistic: 'Sum' });
     }
+    // CloudWatch takes at most 10 metrics in a metric-math alarm (a hard limit): fail the synth, not the deploy.
+    if (Object.keys(throttleMetrics).length > 10) {
+      throw new Error(`The DynamoDB throttling alarm would watch ${Object.keys(throttleMetrics).length} metrics; CloudWatch allows 10`);
+    }
     const dynamoThrottles = new MathExpression({
       // DynamoDB publishes a throttle metric only for periods in which it throttled, and metric math leaves a period
       // out when any operand has no value there: a plain sum would need all eight to throttle at once. FILL(…, 0)

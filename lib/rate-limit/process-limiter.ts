@@ -13,9 +13,15 @@ import { refusalCache } from './refusal-cache.js';
 let limiter: RateLimiter | undefined;
 
 export function processRateLimiter(): RateLimiter {
-  limiter ??= refusalCache(dynamoRateLimiter(documentClient(), tableName('COUNTERS_TABLE'), { banSeconds: config().BAN_SECONDS }), {
-    // Only the timer's write of leftover refusals gets here; they stay pending for the next request's write.
-    onBackgroundError: (error) => log.warn('refusals not yet counted toward the ban: the write failed', { error }),
-  });
+  limiter ??= refusalCache(
+    dynamoRateLimiter(documentClient(), tableName('COUNTERS_TABLE'), {
+      banSeconds: config().BAN_SECONDS,
+      usageRetentionDays: config().USAGE_RETENTION_DAYS,
+    }),
+    {
+      // Only the timer's write of leftover refusals gets here; they stay pending for the next request's write.
+      onBackgroundError: (error) => log.warn('refusals not yet counted toward the ban: the write failed', { error }),
+    },
+  );
   return limiter;
 }

@@ -112,6 +112,10 @@ export async function workPerRequest(h: Handlers, meter: DynamoMeter, authorizer
   const later = Date.now() + 60_000;
   setClock(() => later);
   rows.push(await measure(meter, 'first request of a new minute', () => invoke(h.listCategories, big.listCategories())));
+  // The next UTC day: the rollover also records the day that ended in the usage history (one transaction).
+  const nextDay = (Math.floor(later / 86_400_000) + 1) * 86_400_000 + 5_000;
+  setClock(() => nextDay);
+  rows.push(await measure(meter, 'first request of a new UTC day (day recorded)', () => invoke(h.listCategories, big.listCategories())));
   setClock(Date.now);
   rows.push(await measure(meter, 'authorizer, cache miss', () => h.authorizer(authorizerEvent, {})));
   return rows;
