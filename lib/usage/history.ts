@@ -1,31 +1,40 @@
 /**
  * Each customer's requests per UTC day, admitted and refused: the basis of a bill, shown by the admin CLI's `usage`.
  *
- * A day's totals are written once, by the write that ends the day. When a customer's first request of a new UTC day
- * rolls its window over, the rate limiter (dynamo-limiter.ts) sends that rollover as one TransactWriteItems that also
- * adds the day that ended to the customer's history (`rollOverDay`). The transaction carries the rollover's own
- * condition (the day and its count as the limiter read them), so the totals it records are the day's final ones,
- * recorded exactly once whatever runs concurrently, and the request still costs one write. Until a day is rolled
- * over (it is today, or the customer has sent nothing since) its totals are the live counter's (`d`, `dc`, `rdc`),
- * and readers take them from there.
+ * A day's counts are first the live counter item's (lib/rate-limit/counter-item.ts): `d<dayStart>` counts admitted
+ * requests, added by the admission's own write, and `x<dayStart>` refused ones, added by the write that already
+ * counts refusals toward the ban (ban.ts); neither costs a write of its own. Once a day is final (two days later: no
+ * instance counts into a day before the previous one), the next admitted request on that item moves its counts
+ * here (`recordDays`): one TransactWriteItems that removes them from the counter item on condition that each still
+ * holds the value the request's write returned (`#s0 = :v0 …`), and adds those values to the history item. The guard
+ * makes the move exactly-once: of concurrent movers one wins and the others' transactions are cancelled; a count
+ * written into the day afterwards all the same (a late refusal batch) reappears on the counter and is moved later.
+ * Readers add what is still on the counter items to what is in the history, read together in one TransactGetItems,
+ * which never sees a move half done. Only that once-per-day-per-item transaction is added: every other admitted
+ * request is still one UpdateItem.
  *
  * History items live in the counters table beside the live counters, one per customer and month:
  *   { customerId: "usage#<customerId>#YYYY-MM", a01: 812, r01: 3, a02: 1000, …, expiresAt }
- * `aDD` and `rDD` are day DD's admitted and refused requests. A month stays under 1 KB (one write unit, two in a
- * transaction), and a month's bill for every customer is one BatchGetItem key per customer. The rollover ADDs to
- * them, so a customer whose counts were spread over several items would have each add its part. Customer ids never
- * hold a "#", so these keys can never be a customer's. A history item expires `retentionDays` after its month ends;
- * the live counter, which holds an idle customer's last day until its next request, is kept as long.
+ * `aDD` and `rDD` are day DD's admitted and refused requests. A month stays under 1 KB. A customer counted on
+ * several items (shards.ts) has each item move its own part into the same history item, and readers sum over all
+ * the items it may have (any of MAX_SHARDS, so a plan change that changed its number loses nothing). Customer ids
+ * never hold a "#", so these keys can never be a customer's. A history item expires `retentionDays` after its
+ * month ends; the counter item expires `retentionDays` after its last day, so an idle customer's unmoved days are
+ * kept as long.
  *
- * Refused requests are those refused because a window was used up (429 RATE_LIMIT_EXCEEDED), counted by the write
- * that already counts them for the ban (ban.ts). Requests refused during a ban are answered without a write and are
- * not counted; a refusal whose write lands just after midnight counts on the new day.
+ * Refused requests are those refused because a window was used up (429 RATE_LIMIT_EXCEEDED), counted in batches by
+ * the write that counts them for the ban (refusal-cache.ts, at most a second late), on the day of the minute they
+ * happened. Requests refused during a ban are answered without a write and are not counted; refusals an instance
+ * holds when it stops are lost for the ban and for the history alike.
  */
-import { ConditionalCheckFailedException, TransactionCanceledException, TransactionConflictException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, TransactGetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { NativeAttributeValue } from '@aws-sdk/util-dynamodb';
-import * as v from 'valibot';
+import { type DayCount, dayCounts, retainUntil } from '../rate-limit/counter-item.js';
+import { MAX_SHARDS, shardKey } from '../rate-limit/shards.js';
 import { DAY_SECONDS, dateOf, eachDay, monthOf, parseMonth } from './days.js';
+
+export { retainUntil };
 
 export const USAGE_RETENTION_DEFAULT_DAYS = 400;
 
@@ -34,98 +43,85 @@ export interface DayTotals {
   refused: number;
 }
 
-export interface ClosedDay extends DayTotals {
-  /** The start of the day, Unix seconds. */
-  dayStart: number;
-}
-
-/** What the history reads of a live counter item: its day window and that day's admitted and refused requests. */
-const LiveDaySchema = v.object({ d: v.optional(v.number()), dc: v.optional(v.number()), rdc: v.optional(v.number()) });
-export type LiveDay = v.InferOutput<typeof LiveDaySchema>;
-
-/** The day that a rollover into the day starting at `dayStart` ends, when it is an earlier day with anything in it. */
-export function closedDay(old: LiveDay | undefined, dayStart: number): ClosedDay | undefined {
-  if (old?.d === undefined || old.d >= dayStart) return undefined;
-  const admitted = old.dc ?? 0;
-  const refused = old.rdc ?? 0;
-  return admitted + refused > 0 ? { dayStart: old.d, admitted, refused } : undefined;
-}
-
-/** The TTL (Unix seconds) of what holds the totals of the day starting at `dayStart`: `retentionDays` after it ends. */
-export function retainUntil(dayStart: number, retentionDays: number): number {
-  return dayStart + (retentionDays + 1) * DAY_SECONDS;
-}
-
 const HISTORY_PREFIX = 'usage#';
 const historyKey = (customerId: string, month: string) => ({ customerId: `${HISTORY_PREFIX}${customerId}#${month}` });
 const DAY_ATTRIBUTE = /^([ar])(\d{2})$/;
+const SHARD_KEY = /^shard#\d+#(.+)$/;
 
-/** The rollover's UpdateItem on the counter item, as the limiter sends it, without the table name. */
-export interface RolloverWrite {
-  Key: Record<string, NativeAttributeValue>;
-  UpdateExpression: string;
-  ConditionExpression: string;
-  ExpressionAttributeValues: Record<string, NativeAttributeValue>;
-}
+/** Every item a customer may be counted on (shards.ts), whatever its limits are now. */
+const counterKeys = (customerId: string) => Array.from({ length: MAX_SHARDS }, (_, i) => ({ customerId: shardKey(customerId, i) }));
 
 /**
- * The rollover that ends a day, and the day's totals added to the history, in one transaction. When it loses to a
- * concurrent write (its condition failed, or another transaction held the item) it throws what the plain rollover
- * would have thrown, a ConditionalCheckFailedException, so the limiter goes round again as it always did.
+ * Moves the final day counts `days` of the counter item `itemKey` (one of `customerId`'s) to its history, in one
+ * transaction guarded on the values the caller saw. True when they were moved; false when the transaction lost
+ * (another request moved them, or changed them, or held the item): they are then still where they were, or in the
+ * history, and a later request moves what is left.
  */
-export async function rollOverDay(
+export async function recordDays(
   db: DynamoDBDocumentClient,
   table: string,
   customerId: string,
-  roll: RolloverWrite,
-  closed: ClosedDay,
+  itemKey: string,
+  days: readonly DayCount[],
   retentionDays: number,
-): Promise<void> {
-  const month = monthOf(closed.dayStart);
-  const day = dateOf(closed.dayStart).slice(8);
-  const lastDay = parseMonth(month)?.last ?? closed.dayStart;
+): Promise<boolean> {
+  if (!days.length) return true;
+  const names: Record<string, string> = {};
+  const values: Record<string, NativeAttributeValue> = {};
+  days.forEach((count, i) => {
+    names[`#s${i}`] = count.name;
+    values[`:v${i}`] = count.value;
+  });
+  const byMonth = new Map<string, DayCount[]>();
+  for (const count of days) byMonth.set(monthOf(count.dayStart), [...(byMonth.get(monthOf(count.dayStart)) ?? []), count]);
+  const history = [...byMonth].map(([month, counts]) => {
+    const monthNames: Record<string, string> = {};
+    const monthValues: Record<string, NativeAttributeValue> = {
+      ':expires': retainUntil(parseMonth(month)?.last ?? counts[0]?.dayStart ?? 0, retentionDays),
+    };
+    const adds = counts.map((count, i) => {
+      monthNames[`#h${i}`] = `${count.kind === 'admitted' ? 'a' : 'r'}${dateOf(count.dayStart).slice(8)}`;
+      monthValues[`:h${i}`] = count.value;
+      return `#h${i} :h${i}`;
+    });
+    return {
+      Update: {
+        TableName: table,
+        Key: historyKey(customerId, month),
+        UpdateExpression: `ADD ${adds.join(', ')} SET expiresAt = :expires`,
+        ExpressionAttributeNames: monthNames,
+        ExpressionAttributeValues: monthValues,
+      },
+    };
+  });
   try {
     await db.send(
       new TransactWriteCommand({
         TransactItems: [
-          { Update: { TableName: table, ...roll } },
           {
             Update: {
               TableName: table,
-              Key: historyKey(customerId, month),
-              UpdateExpression: `ADD #admitted :admitted${closed.refused ? ', #refused :refused' : ''} SET expiresAt = :expires`,
-              ExpressionAttributeNames: { '#admitted': `a${day}`, ...(closed.refused ? { '#refused': `r${day}` } : {}) },
-              ExpressionAttributeValues: {
-                ':admitted': closed.admitted,
-                ...(closed.refused ? { ':refused': closed.refused } : {}),
-                ':expires': retainUntil(lastDay, retentionDays),
-              },
+              Key: { customerId: itemKey },
+              UpdateExpression: `REMOVE ${Object.keys(names).join(', ')}`,
+              ConditionExpression: Object.keys(names)
+                .map((name, i) => `${name} = :v${i}`)
+                .join(' AND '),
+              ExpressionAttributeNames: names,
+              ExpressionAttributeValues: values,
             },
           },
+          ...history,
         ],
       }),
     );
+    return true;
   } catch (error) {
     const lost =
       error instanceof TransactionCanceledException &&
       (error.CancellationReasons ?? []).some((r) => r.Code === 'ConditionalCheckFailed' || r.Code === 'TransactionConflict');
-    if (lost) throw new ConditionalCheckFailedException({ message: 'another request rolled the window over first', $metadata: {} });
+    if (lost) return false;
     throw error;
   }
-}
-
-/**
- * A write refused because a rollover transaction held the same item: DynamoDB rejects a plain write to an item that
- * an ongoing transaction includes, and the SDK does not retry it.
- */
-export function isRolloverInFlight(error: unknown): boolean {
-  return error instanceof TransactionConflictException;
-}
-
-/** A short random pause before trying again after `isRolloverInFlight`, growing with the attempt, at most 50 ms. */
-export function pauseForRollover(attempt: number): Promise<void> {
-  const ms = Math.random() * Math.min(50, 5 * 2 ** attempt);
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** Totals by customer and day start, gathered from history items and live counters. */
@@ -147,8 +143,9 @@ function collect(items: Record<string, unknown>[]): Totals {
     const key = item.customerId;
     if (typeof key !== 'string') continue;
     if (!key.startsWith(HISTORY_PREFIX)) {
-      const live = v.parse(LiveDaySchema, item);
-      if (live.d !== undefined) add(totals, key, live.d, { admitted: live.dc, refused: live.rdc });
+      // A counter item (the customer's own, or one of its shards): its days not moved yet.
+      const customerId = SHARD_KEY.exec(key)?.[1] ?? key;
+      for (const count of dayCounts(item)) add(totals, customerId, count.dayStart, { [count.kind]: count.value });
       continue;
     }
     const split = key.lastIndexOf('#');
@@ -175,25 +172,53 @@ export interface MonthRow extends DayTotals {
   activeDays: number;
 }
 
-/** BatchGetItem takes at most 100 keys. */
-const BATCH = 100;
+/** TransactGetItems takes at most 100 items. */
+const TRANSACTION_ITEMS = 100;
+/** Reads of a month's report under way at once. */
+const PARALLEL_READS = 8;
+const READ_ATTEMPTS = 8;
 
 /** The readers: the admin CLI's `usage`, `usage --month` and `customers show`. */
 export function usageHistory(db: DynamoDBDocumentClient, table: string) {
-  async function read(keys: Record<string, string>[]): Promise<Record<string, unknown>[]> {
-    const items: Record<string, unknown>[] = [];
-    for (let i = 0; i < keys.length; i += BATCH) {
-      let pending: Record<string, string>[] = keys.slice(i, i + BATCH);
-      for (let round = 0; pending.length; round++) {
-        if (round) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 50 * 2 ** round)));
-        const out = await db.send(new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: true } } }));
-        items.push(...(out.Responses?.[table] ?? []));
-        pending = (out.UnprocessedKeys?.[table]?.Keys ?? []).flatMap((k) =>
-          typeof k.customerId === 'string' ? [{ customerId: k.customerId }] : [],
-        );
+  /**
+   * `keys` (at most 100) read in one TransactGetItems: a day moved from a counter item to the history meanwhile is
+   * seen on one side only. A read that meets a transaction under way is cancelled; it is tried again.
+   */
+  async function readTogether(keys: readonly Record<string, string>[]): Promise<Record<string, unknown>[]> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const out = await db.send(new TransactGetCommand({ TransactItems: keys.map((Key) => ({ Get: { TableName: table, Key } })) }));
+        return (out.Responses ?? []).flatMap((r) => (r.Item ? [r.Item] : []));
+      } catch (error) {
+        if (!(error instanceof TransactionCanceledException) || attempt + 1 >= READ_ATTEMPTS) throw error;
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(500, 20 * 2 ** attempt)));
       }
     }
+  }
+
+  /** Each group read together (a customer's counter items with its history items), a few groups at once. */
+  async function read(groups: readonly Record<string, string>[][]): Promise<Record<string, unknown>[]> {
+    const items: Record<string, unknown>[] = [];
+    let next = 0;
+    const worker = async () => {
+      while (next < groups.length) {
+        const group = groups[next++] ?? [];
+        items.push(...(await readTogether(group)));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(PARALLEL_READS, groups.length) }, worker));
     return items;
+  }
+
+  /** Groups of whole customers' keys, each group at most 100 keys (one customer's are never split). */
+  function grouped(perCustomer: Record<string, string>[][]): Record<string, string>[][] {
+    const groups: Record<string, string>[][] = [];
+    for (const keys of perCustomer) {
+      const last = groups.at(-1);
+      if (last && last.length + keys.length <= TRANSACTION_ITEMS) last.push(...keys);
+      else groups.push([...keys]);
+    }
+    return groups;
   }
 
   return {
@@ -201,7 +226,11 @@ export function usageHistory(db: DynamoDBDocumentClient, table: string) {
     async days(customerId: string, first: number, last: number): Promise<DayRow[]> {
       const days = eachDay(first, last);
       const months = [...new Set(days.map(monthOf))];
-      const totals = collect(await read([{ customerId }, ...months.map((m) => historyKey(customerId, m))])).get(customerId);
+      // The counter items and the newest months together; a range longer than that reads its oldest months apart.
+      const keys = [...counterKeys(customerId), ...months.reverse().map((m) => historyKey(customerId, m))];
+      const groups = [keys.slice(0, TRANSACTION_ITEMS)];
+      for (let i = TRANSACTION_ITEMS; i < keys.length; i += TRANSACTION_ITEMS) groups.push(keys.slice(i, i + TRANSACTION_ITEMS));
+      const totals = collect(await read(groups)).get(customerId);
       return days.map((day) => ({ date: dateOf(day), ...(totals?.get(day) ?? { admitted: 0, refused: 0 }) }));
     },
 
@@ -209,7 +238,7 @@ export function usageHistory(db: DynamoDBDocumentClient, table: string) {
     async month(customerIds: readonly string[], month: string): Promise<MonthRow[]> {
       const range = parseMonth(month);
       if (!range) throw new Error(`usage history: not a month: ${month}`);
-      const totals = collect(await read(customerIds.flatMap((id) => [{ customerId: id }, historyKey(id, month)])));
+      const totals = collect(await read(grouped(customerIds.map((id) => [...counterKeys(id), historyKey(id, month)]))));
       return customerIds.map((customerId) => {
         const inMonth = [...(totals.get(customerId) ?? new Map<number, DayTotals>())].filter(
           ([day]) => day >= range.first && day <= range.last,
