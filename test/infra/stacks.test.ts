@@ -413,11 +413,13 @@ describe.each(STAGES)('the %s stack', (stage) => {
       const inputs = metrics.filter((m) => m.MetricStat);
       // Every table the API uses, reads and writes (the audit table is the admin CLI's alone; CloudWatch takes 10).
       expect(inputs.map((m) => `${JSON.stringify(m.MetricStat.Metric.Dimensions)} ${m.MetricStat.Metric.MetricName}`).sort()).toEqual(
-        TABLES.filter((t) => t.id !== 'audit').flatMap((t) =>
-          ['ReadThrottleEvents', 'WriteThrottleEvents'].map(
-            (name) => `${JSON.stringify([{ Name: 'TableName', Value: { Ref: tableLogicalId(stage, t.id) } }])} ${name}`,
-          ),
-        ).sort(),
+        TABLES.filter((t) => t.id !== 'audit')
+          .flatMap((t) =>
+            ['ReadThrottleEvents', 'WriteThrottleEvents'].map(
+              (name) => `${JSON.stringify([{ Name: 'TableName', Value: { Ref: tableLogicalId(stage, t.id) } }])} ${name}`,
+            ),
+          )
+          .sort(),
       );
       expect(alarm?.Properties?.ComparisonOperator).toBe('GreaterThanOrEqualToThreshold');
       const threshold = alarm?.Properties?.Threshold as number;
