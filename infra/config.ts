@@ -49,6 +49,8 @@ export const StageSettingsSchema = v.pipe(
     authorizerCacheTtlSeconds: wholeNumber(0, 3600, 60),
     /** Length of a temporary ban (BAN_SECONDS of the functions). */
     banSeconds: wholeNumber(1, 86_400, 900),
+    /** Days each customer's daily usage is kept after the day ends (USAGE_RETENTION_DAYS of the functions). */
+    usageRetentionDays: wholeNumber(1, 3653, 400),
     /** Stage-wide backstop in requests per second, far above any single plan; per-customer limits are exact in the functions. */
     throttleRateLimit: wholeNumber(1, 10_000, 100),
     throttleBurstLimit: wholeNumber(1, 5_000, 200),

@@ -46,6 +46,7 @@ export class PetStoreStack extends Stack {
       throttle: { rateLimit: settings.throttleRateLimit, burstLimit: settings.throttleBurstLimit },
       operations: {
         banSeconds: settings.banSeconds,
+        usageRetentionDays: settings.usageRetentionDays,
         deprecation: { deprecatedAt: settings.petsDeprecatedAt, sunsetAt: settings.petsSunsetAt, docsUrl: settings.docsUrl },
       },
       customDomain: domainName && certificateArn ? { domainName, certificateArn } : undefined,

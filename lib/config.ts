@@ -30,6 +30,8 @@ export const EnvSchema = v.object({
   DYNAMODB_ENDPOINT: optionalText(v.pipe(v.string(), v.url('DYNAMODB_ENDPOINT must be a URL'))),
   AWS_REGION: v.optional(v.string()),
   BAN_SECONDS: wholeNumber('900'),
+  /** Days a customer's daily usage is kept after the day ends (lib/usage/history.ts). */
+  USAGE_RETENTION_DAYS: v.pipe(wholeNumber('400'), v.minValue(1, 'USAGE_RETENTION_DAYS must be at least 1')),
   /** Overrides of the deprecated operation's dates and documentation link (defaults in its route definition). */
   DOCS_URL: v.optional(v.pipe(v.string(), v.url())),
   PETS_DEPRECATED_AT: v.optional(isoDate),

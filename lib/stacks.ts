@@ -31,4 +31,5 @@ export const TABLE_OUTPUT_KEYS: Readonly<Record<TableId, string>> = {
   keys: tableOutputKey('keys'),
   counters: tableOutputKey('counters'),
   idempotency: tableOutputKey('idempotency'),
+  audit: tableOutputKey('audit'),
 };

@@ -16,6 +16,8 @@ import { ApiFunction, type FunctionLogProps, PROJECT_ROOT } from './api-function
 export interface OperationSettings {
   /** Length of a temporary ban in seconds (BAN_SECONDS). */
   readonly banSeconds: number;
+  /** Days a customer's daily usage is kept (USAGE_RETENTION_DAYS): the TTL the rate limiter gives what it writes. */
+  readonly usageRetentionDays: number;
   /** The deprecated operations' dates and documentation link (PETS_DEPRECATED_AT, PETS_SUNSET_AT, DOCS_URL). */
   readonly deprecation: { readonly deprecatedAt: string; readonly sunsetAt: string; readonly docsUrl: string };
 }
@@ -41,6 +43,7 @@ export class OperationFunction extends ApiFunction {
       environment: {
         STAGE: stage,
         BAN_SECONDS: String(settings.banSeconds),
+        USAGE_RETENTION_DAYS: String(settings.usageRetentionDays),
         PETS_DEPRECATED_AT: settings.deprecation.deprecatedAt,
         PETS_SUNSET_AT: settings.deprecation.sunsetAt,
         DOCS_URL: settings.deprecation.docsUrl,

@@ -33,6 +33,8 @@ export const TABLE_ACTIONS: Readonly<Record<TableId, Partial<Record<Access, read
   idempotency: {
     write: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem'],
   },
+  // The admin CLI's trail of changes: no function reads or writes it, so no access level is defined for it.
+  audit: {},
 };
 
 /** Which tables a function uses, and how: a route's `tables`, or the authorizer's. */

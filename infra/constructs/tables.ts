@@ -49,6 +49,7 @@ export class PetStoreTables extends Construct {
       keys: table('keys'),
       counters: table('counters'),
       idempotency: table('idempotency'),
+      audit: table('audit'),
     };
   }
 }

@@ -4,9 +4,11 @@
  * DynamoDB read; then one GetItem for the key and one for its customer.
  */
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
+import { nowMs } from '../clock.js';
 import type { Stage } from '../stacks.js';
 import { REPEATED_AUTHORIZATION_MESSAGE } from './authorization-header.js';
 import type { AuthContext } from './context.js';
+import { hasExpired } from './key-status.js';
 import { checkKey, KEY_PREFIX } from './keys.js';
 import { type AuthStore, limitsOf } from './store.js';
 
@@ -19,9 +21,12 @@ export type Refusal =
   | 'other-environment'
   | 'unknown'
   | 'revoked'
-  | 'no-customer';
+  | 'expired'
+  | 'no-customer'
+  | 'suspended';
 
-const MESSAGES: Record<Refusal, (stage: Stage) => string> = {
+/** `detail` is what a message needs beyond the stage: when an expired key expired. */
+const MESSAGES: Record<Refusal, (stage: Stage, detail?: string) => string> = {
   missing: () => 'The Authorization header is missing: send Authorization: Bearer <API key>',
   repeated: () => REPEATED_AUTHORIZATION_MESSAGE,
   scheme: () => 'The Authorization header must use the Bearer scheme: Authorization: Bearer <API key>',
@@ -31,18 +36,24 @@ const MESSAGES: Record<Refusal, (stage: Stage) => string> = {
     `The API key belongs to the other environment: ${stage} takes ${KEY_PREFIX[stage]} keys; use the key issued for this one`,
   unknown: () => 'The API key is not recognised: check it, or ask for a new one',
   revoked: () => 'The API key has been revoked: use another key of your account',
+  expired: (_stage, expiredAt) => `The API key expired at ${expiredAt}: use another key of your account, or ask for a new one`,
   'no-customer': () => 'The API key is not attached to an active customer: ask for a new one',
+  suspended: () => 'The account this API key belongs to is suspended: its keys are refused until it is resumed; contact the API provider',
 };
 
 export type Decision = { allow: true; context: AuthContext } | { allow: false; refusal: Refusal; message: string };
 
 const BEARER = /^\s*(\S+)(?:\s+(\S*))?\s*$/;
 
-export function refuse(refusal: Refusal, stage: Stage): Decision {
-  return { allow: false, refusal, message: MESSAGES[refusal](stage) };
+export function refuse(refusal: Refusal, stage: Stage, detail?: string): Decision {
+  return { allow: false, refusal, message: MESSAGES[refusal](stage, detail) };
 }
 
-export async function decide(authorization: string | undefined, stage: Stage, store: AuthStore): Promise<Decision> {
+/**
+ * `now` decides whether a key has expired. API Gateway caches an Allow for the authorizer's TTL, so a key that
+ * expires (or an account suspended) while its Allow is cached is refused at most that TTL late.
+ */
+export async function decide(authorization: string | undefined, stage: Stage, store: AuthStore, now = nowMs()): Promise<Decision> {
   if (!authorization?.trim()) return refuse('missing', stage);
   const match = BEARER.exec(authorization);
   if (match?.[1]?.toLowerCase() !== 'bearer') return refuse('scheme', stage);
@@ -54,8 +65,10 @@ export async function decide(authorization: string | undefined, stage: Stage, st
   const record = await store.findKey(key);
   if (!record || record.stage !== stage) return refuse('unknown', stage);
   if (record.status !== 'active') return refuse('revoked', stage);
+  if (hasExpired(record, now)) return refuse('expired', stage, record.expiresAt);
   const customer = await store.getCustomer(record.customerId);
   if (!customer) return refuse('no-customer', stage);
+  if (customer.suspendedAt) return refuse('suspended', stage);
   const limits = limitsOf(customer);
   return {
     allow: true,

@@ -25,6 +25,8 @@ export interface Invocation<Flags extends FlagKinds> {
   /** The command's own flags that were given. */
   flags: { readonly [F in keyof Flags]?: FlagValue<Flags[F]> };
   stage: Stage;
+  /** --json: the output is read by a program (a command whose text is itself a format, CSV, checks it). */
+  json: boolean;
 }
 
 export interface Command<Flags extends FlagKinds = FlagKinds> {

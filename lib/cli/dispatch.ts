@@ -5,15 +5,34 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { parseStage, UsageError } from './args.js';
 import type { Command, FlagKinds, Invocation } from './command.js';
+import { audit } from './commands/audit.js';
+import { customersList } from './commands/customers-list.js';
+import { customersResume } from './commands/customers-resume.js';
 import { customersSetPlan } from './commands/customers-set-plan.js';
+import { customersShow } from './commands/customers-show.js';
+import { customersSuspend } from './commands/customers-suspend.js';
 import { keysCreate } from './commands/keys-create.js';
 import { keysList } from './commands/keys-list.js';
 import { keysRevoke } from './commands/keys-revoke.js';
+import { keysRoll } from './commands/keys-roll.js';
 import { unban } from './commands/unban.js';
 import { usage } from './commands/usage.js';
 
 /** In the order the usage text lists them. A new command is a module in `commands/` and a line here. */
-export const COMMANDS: readonly Command[] = [customersSetPlan, keysCreate, keysList, keysRevoke, usage, unban];
+export const COMMANDS: readonly Command[] = [
+  customersSetPlan,
+  customersList,
+  customersShow,
+  customersSuspend,
+  customersResume,
+  keysCreate,
+  keysList,
+  keysRoll,
+  keysRevoke,
+  usage,
+  unban,
+  audit,
+];
 
 /** Flags of every command, with their line in the usage text. */
 const COMMON_FLAGS = {
@@ -88,5 +107,5 @@ export function dispatch(argv: readonly string[]): Dispatch {
     if (typeof value === 'string' || typeof value === 'boolean') flags[flag] = value;
   }
   const stage = parseStage(typeof values.stage === 'string' ? values.stage : undefined);
-  return { command, invocation: { args, flags, stage }, aws: values.aws === true };
+  return { command, invocation: { args, flags, stage, json: values.json === true }, aws: values.aws === true };
 }

@@ -1,8 +1,8 @@
 /**
- * The admin CLI: `npm run petstore -- <command>`. Manages customers, plans and keys of one environment, locally
- * by default or on a deployed stack with --aws. Bad input exits 2 with a clear message and writes nothing;
- * failures to reach DynamoDB exit 1. `main` only returns the exit code and prints through the given io, so tests
- * run it in-process; `bin.ts` runs it as a process.
+ * The admin CLI: `npm run petstore -- <command>`. Manages customers, plans and keys of one environment and shows
+ * its usage and the audit trail of those changes, locally by default or on a deployed stack with --aws. Bad input
+ * exits 2 with a clear message and writes nothing; failures to reach DynamoDB exit 1. `main` only returns the exit
+ * code and prints through the given io, so tests run it in-process; `bin.ts` runs it as a process.
  */
 import { CustomerNotFound, KeyNotFound } from '../auth/store.js';
 import { isDynamoUnavailable } from '../dynamo/outage.js';

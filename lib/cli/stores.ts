@@ -3,9 +3,11 @@
  * how the CLI constructs them.
  */
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { auditTrail } from '../audit/trail.js';
 import { authStore } from '../auth/store.js';
 import { deprecatedCallStore } from '../rate-limit/deprecated-calls.js';
 import { dynamoRateLimiter } from '../rate-limit/dynamo-limiter.js';
+import { usageHistory } from '../usage/history.js';
 import type { Target } from './targets.js';
 
 export function stores(target: Target) {
@@ -15,6 +17,8 @@ export function stores(target: Target) {
     // Unban and usage never start a ban, so the ban length does not matter here.
     counters: dynamoRateLimiter(db, target.tables.COUNTERS_TABLE, { banSeconds: 0 }),
     deprecatedCalls: deprecatedCallStore(db, target.tables.COUNTERS_TABLE),
+    usage: usageHistory(db, target.tables.COUNTERS_TABLE),
+    audit: auditTrail(db, target.tables.AUDIT_TABLE, target.actor),
   };
 }
 

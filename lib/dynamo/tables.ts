@@ -2,12 +2,12 @@
  * The shape of every DynamoDB table: keys, indexes and TTL. The local gateway creates tables from this list and
  * the CDK stack declares them from it, so the two cannot drift apart.
  */
-export type TableId = 'categories' | 'customers' | 'keys' | 'counters' | 'idempotency';
+export type TableId = 'categories' | 'customers' | 'keys' | 'counters' | 'idempotency' | 'audit';
 
 export interface TableSpec {
   id: TableId;
   /** The environment variable that hands the table name to a function. */
-  envVar: 'CATEGORIES_TABLE' | 'CUSTOMERS_TABLE' | 'KEYS_TABLE' | 'COUNTERS_TABLE' | 'IDEMPOTENCY_TABLE';
+  envVar: 'CATEGORIES_TABLE' | 'CUSTOMERS_TABLE' | 'KEYS_TABLE' | 'COUNTERS_TABLE' | 'IDEMPOTENCY_TABLE' | 'AUDIT_TABLE';
   partitionKey: { name: string; type: 'S' | 'N' };
   sortKey?: { name: string; type: 'S' | 'N' };
   indexes?: { name: string; partitionKey: { name: string; type: 'S' | 'N' } }[];
@@ -24,11 +24,15 @@ export const TABLES: readonly TableSpec[] = [
     partitionKey: { name: 'keyHash', type: 'S' },
     indexes: [{ name: 'byKeyId', partitionKey: { name: 'keyId', type: 'S' } }],
   },
+  // The live windows of each customer, and its usage history by month (lib/usage/history.ts), to which a finished
+  // day's counts are moved from the counter item in one transaction; both expire after the history's retention.
   { id: 'counters', envVar: 'COUNTERS_TABLE', partitionKey: { name: 'customerId', type: 'S' }, ttlAttribute: 'expiresAt' },
   // Idempotency-Key records, in the layout of Powertools' DynamoDBPersistenceLayer (key `id`, expiry `expiration`
   // in Unix seconds); DynamoDB's TTL deletes them some time after they expire, and the library ignores an expired
   // record that is still there (lib/http/idempotency.ts).
   { id: 'idempotency', envVar: 'IDEMPOTENCY_TABLE', partitionKey: { name: 'id', type: 'S' }, ttlAttribute: 'expiration' },
+  // Every change the admin CLI makes, by customer and time (lib/audit/trail.ts). Only the CLI reads or writes it.
+  { id: 'audit', envVar: 'AUDIT_TABLE', partitionKey: { name: 'customerId', type: 'S' }, sortKey: { name: 'sk', type: 'S' } },
 ];
 
 /** Table names used locally and in tests: `<prefix><stage>-<table>`. */
@@ -40,5 +44,6 @@ export function localTableNames(stage: string, prefix = 'petstore-'): Record<Tab
     KEYS_TABLE: name('keys'),
     COUNTERS_TABLE: name('counters'),
     IDEMPOTENCY_TABLE: name('idempotency'),
+    AUDIT_TABLE: name('audit'),
   };
 }

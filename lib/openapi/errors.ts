@@ -25,7 +25,7 @@ export const ERROR_DOCS: Record<ErrorCode, { description: string; example: strin
   },
   UNAUTHORIZED: {
     description:
-      'The API key is missing, malformed, unknown, revoked, or of the other environment, or the request has more than one Authorization header. `WWW-Authenticate` carries the bearer challenge.',
+      'The API key is missing, malformed, unknown, revoked, expired, or of the other environment, its account is suspended, or the request has more than one Authorization header. `WWW-Authenticate` carries the bearer challenge.',
     example: 'The Authorization header is missing or its API key is not valid: send Authorization: Bearer <API key>',
   },
   NOT_FOUND: {

@@ -7,39 +7,61 @@
  * the additions and returns each one's total. Exactly one addition moves the total from below the threshold to at
  * or above it, and only that one writes the ban (on every counter item of the customer, since each admits on its
  * own). A refusal therefore costs at most one write toward the ban, and the threshold stays exact.
+ *
+ * The same addition counts the refusals in their UTC day (x<dayStart>) for the usage history (lib/usage/history.ts),
+ * so the history's refused requests cost no write of their own. Neither write shortens the item's TTL, which keeps
+ * the days not yet moved to the history for the retention.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Limits } from '../plans.js';
-import { counterItem, isConditionFailure, itemOnFailure, NO_BAN, numberAttribute, refusalCountName } from './counter-item.js';
+import { USAGE_RETENTION_DEFAULT_DAYS } from '../usage/history.js';
+import {
+  counterItem,
+  dayRefusalName,
+  isConditionFailure,
+  itemOnFailure,
+  NO_BAN,
+  numberAttribute,
+  refusalCountName,
+  retainUntil,
+  retryingConflicts,
+} from './counter-item.js';
 import type { RefusalCount } from './limiter.js';
 import { shardKey } from './shards.js';
-import { DAY, MINUTE } from './windows.js';
+import { DAY, MINUTE, windowStarts } from './windows.js';
 
 /** Refusals within one UTC minute that start a ban. */
 export const banThreshold = (limits: Limits) => Math.max(10, limits.perMinute);
 
 export interface BanOptions {
   banSeconds: number;
+  /** Days a day's totals are kept (USAGE_RETENTION_DAYS): the TTL of the counter items and the history. */
+  usageRetentionDays?: number;
 }
 
 export function refusals(db: DynamoDBDocumentClient, table: string, options: BanOptions) {
+  const retentionDays = options.usageRetentionDays ?? USAGE_RETENTION_DEFAULT_DAYS;
+
   /** Starts a ban on each of the customer's `shards` items unless one runs; the end of the ban in force. */
   async function ban(customerId: string, shards: number, now: number): Promise<number | undefined> {
     const banUntil = now + options.banSeconds;
-    const expires = Math.max(now - (now % DAY) + 2 * DAY, banUntil + DAY);
+    // A new item (a shard not written yet) lives past the ban; an existing one keeps its TTL (never shortened).
+    const expires = Math.max(retainUntil(windowStarts(now).dayStart, retentionDays), banUntil + DAY);
     const ends = await Promise.all(
       Array.from({ length: shards }, async (_, i) => {
         try {
-          await db.send(
-            new UpdateCommand({
-              TableName: table,
-              Key: { customerId: shardKey(customerId, i) },
-              UpdateExpression: 'SET banUntil = :until, expiresAt = :expires',
-              ConditionExpression: NO_BAN,
-              ExpressionAttributeValues: { ':until': banUntil, ':now': now, ':expires': expires },
-              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-            }),
+          await retryingConflicts(() =>
+            db.send(
+              new UpdateCommand({
+                TableName: table,
+                Key: { customerId: shardKey(customerId, i) },
+                UpdateExpression: 'SET banUntil = :until, expiresAt = if_not_exists(expiresAt, :expires)',
+                ConditionExpression: NO_BAN,
+                ExpressionAttributeValues: { ':until': banUntil, ':now': now, ':expires': expires },
+                ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+              }),
+            ),
           );
           return banUntil;
         } catch (error) {
@@ -60,16 +82,24 @@ export function refusals(db: DynamoDBDocumentClient, table: string, options: Ban
     minuteStart: number,
     now: number,
   ): Promise<RefusalCount> {
-    const { Attributes } = await db.send(
-      new UpdateCommand({
-        TableName: table,
-        Key: { customerId },
-        // The count of two minutes ago goes with it: no instance's clock is that far behind (counter-item.ts).
-        UpdateExpression: 'ADD #r :n SET expiresAt = if_not_exists(expiresAt, :expires) REMOVE #old',
-        ExpressionAttributeNames: { '#r': refusalCountName(minuteStart), '#old': refusalCountName(minuteStart - 2 * MINUTE) },
-        ExpressionAttributeValues: { ':n': count, ':expires': minuteStart - (minuteStart % DAY) + 2 * DAY },
-        ReturnValues: 'ALL_NEW',
-      }),
+    const { Attributes } = await retryingConflicts(() =>
+      db.send(
+        new UpdateCommand({
+          TableName: table,
+          Key: { customerId },
+          // The minute's count for the ban and the day's for the history, in one addition. The count of two minutes
+          // ago goes with it: no instance's clock is that far behind (counter-item.ts). The TTL becomes the retention
+          // after today, as an admission sets it: it keeps this day's count and the days before as long as the history.
+          UpdateExpression: 'ADD #r :n, #x :n SET expiresAt = :expires REMOVE #old',
+          ExpressionAttributeNames: {
+            '#r': refusalCountName(minuteStart),
+            '#x': dayRefusalName(windowStarts(minuteStart).dayStart),
+            '#old': refusalCountName(minuteStart - 2 * MINUTE),
+          },
+          ExpressionAttributeValues: { ':n': count, ':expires': retainUntil(windowStarts(now).dayStart, retentionDays) },
+          ReturnValues: 'ALL_NEW',
+        }),
+      ),
     );
     const item = counterItem(Attributes);
     const total = numberAttribute(Attributes, refusalCountName(minuteStart));

@@ -1,15 +1,19 @@
 /**
  * How a customer's counters are stored. Each counter item holds its counts under attribute names that carry the
  * window they count, so counting is one unconditional-in-shape write that never has to "roll a window over":
- *   { customerId, m<minuteStart>: admitted, d<dayStart>: admitted, r<minuteStart>: refusals, banUntil, expiresAt }
- * (window starts in Unix seconds; `r…` on a customer's first item only). A new minute is simply a name not written
- * yet, so the first request of a window costs the same single write as any other, and concurrent first requests
- * cannot race. Names of ended windows are removed by later writes (`staleNames`); the whole item expires by TTL
- * a day after its last day window. Large Enterprise customers are counted on several items (shards.ts), each with
- * this encoding; `customerId` is then the shard's key.
+ *   { customerId, m<minuteStart>: admitted, d<dayStart>: admitted, r<minuteStart>: refusals,
+ *     x<dayStart>: refusals, banUntil, expiresAt }
+ * (window starts in Unix seconds; `r…` and `x…` on a customer's first item only). A new minute is simply a name not
+ * written yet, so the first request of a window costs the same single write as any other, and concurrent first
+ * requests cannot race. Names of ended minutes are removed by later writes (`staleMinuteNames`). A day's counts
+ * (`d…` admitted, `x…` refused for a used-up window) are the usage history's: once final (`finishedDays`) they are
+ * moved to the customer's history item by a guarded transaction (lib/usage/history.ts), and until then readers
+ * take them from here. The item expires by TTL the retention after its last day (`retainUntil`), so an idle
+ * customer's unmoved days are kept as long as the history. Large Enterprise customers are counted on several items
+ * (shards.ts), each with this encoding; `customerId` is then the shard's key.
  * All names of the encoding live here; the limiter and the ban logic speak in windows and refusals.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, TransactionConflictException } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import * as v from 'valibot';
 import { DAY, MINUTE } from './windows.js';
@@ -21,6 +25,13 @@ export type CounterItem = v.InferOutput<typeof CounterItemSchema>;
 export const minuteCountName = (minuteStart: number) => `m${minuteStart}`;
 export const dayCountName = (dayStart: number) => `d${dayStart}`;
 export const refusalCountName = (minuteStart: number) => `r${minuteStart}`;
+/** Requests refused for a used-up window in a UTC day (counted with the minute's refusals, ban.ts). */
+export const dayRefusalName = (dayStart: number) => `x${dayStart}`;
+
+/** The TTL (Unix seconds) of what holds the totals of the day starting at `dayStart`: `retentionDays` after it ends. */
+export function retainUntil(dayStart: number, retentionDays: number): number {
+  return dayStart + (retentionDays + 1) * DAY;
+}
 
 /** An item as DynamoDB returned it (document client output), or undefined when there is none. */
 export function counterItem(item: Record<string, unknown> | undefined): CounterItem | undefined {
@@ -58,22 +69,49 @@ export function admittedInDay(item: Record<string, unknown> | undefined, nowSeco
   return typeof counted === 'number' ? counted : 0;
 }
 
-/** The encoding before windows were named (one m/mc/d/dc/rm/rc set); removed whenever an item is written. */
-const LEGACY_NAMES = new Set(['m', 'mc', 'd', 'dc', 'rm', 'rc']);
+/** The encoding before windows were named (one m/mc/d/dc set, and the rdc of an unreleased history); removed. */
+const LEGACY_NAMES = new Set(['m', 'mc', 'd', 'dc', 'rm', 'rc', 'rdc']);
+const WINDOW_NAME = /^([mdrx])(\d+)$/;
 
 /**
- * Attributes of windows that can no longer be written: all but the current and the previous minute and day. The
- * previous ones stay because another instance whose clock is a moment behind may still count into them.
+ * Attributes of minutes that can no longer be written, and legacy names: all but the current and the previous
+ * minute. The previous one stays because another instance whose clock is a moment behind may still count into it.
+ * Day counts are never simply removed: they are moved to the history (`finishedDays`).
  */
-export function staleNames(item: CounterItem | undefined, minuteStart: number, dayStart: number): string[] {
+export function staleMinuteNames(item: CounterItem | undefined, minuteStart: number): string[] {
   if (!item) return [];
   return Object.keys(item).filter((name) => {
     if (LEGACY_NAMES.has(name)) return true;
-    const window = /^([mdr])(\d+)$/.exec(name);
-    if (!window) return false;
-    const start = Number(window[2]);
-    return window[1] === 'd' ? start < dayStart - DAY : start < minuteStart - MINUTE;
+    const window = WINDOW_NAME.exec(name);
+    return window !== null && (window[1] === 'm' || window[1] === 'r') && Number(window[2]) < minuteStart - MINUTE;
   });
+}
+
+/** One day count on a counter item: `d…` (admitted) or `x…` (refused). */
+export interface DayCount {
+  name: string;
+  dayStart: number;
+  kind: 'admitted' | 'refused';
+  value: number;
+}
+
+/** Every day count an item holds, final or not (the usage history's readers add them to the moved totals). */
+export function dayCounts(item: Record<string, unknown> | undefined): DayCount[] {
+  if (!item) return [];
+  return Object.entries(item).flatMap(([name, value]) => {
+    const window = WINDOW_NAME.exec(name);
+    if (!window || typeof value !== 'number' || (window[1] !== 'd' && window[1] !== 'x')) return [];
+    return [{ name, dayStart: Number(window[2]), kind: window[1] === 'd' ? 'admitted' : 'refused', value } as const];
+  });
+}
+
+/**
+ * Day counts that are final at `dayStart`: those of days before the previous one (no instance counts into a day two
+ * days old; one whose clock is a moment behind may still count into the previous day). A count written later all
+ * the same reappears under its name and is moved again, so nothing is lost or counted twice.
+ */
+export function finishedDays(item: CounterItem | undefined, dayStart: number): DayCount[] {
+  return dayCounts(item).filter((count) => count.dayStart < dayStart - DAY);
 }
 
 /** Placeholders (#s0, #s1, …) for `names`, added to `attributeNames`. */
@@ -101,4 +139,26 @@ export const NO_BAN = '(attribute_not_exists(banUntil) OR banUntil <= :now)';
 
 export function isConditionFailure(error: unknown): error is ConditionalCheckFailedException {
   return error instanceof ConditionalCheckFailedException;
+}
+
+/**
+ * A write refused because a transaction (a day being moved to the history) holds the same item: DynamoDB rejects a
+ * plain write to an item that an ongoing transaction includes, and the SDK does not retry it.
+ */
+export function isTransactionInFlight(error: unknown): boolean {
+  return error instanceof TransactionConflictException;
+}
+
+const CONFLICT_ATTEMPTS = 8;
+
+/** Runs `write`, again after a short random pause (growing, at most 50 ms) while a transaction holds the item. */
+export async function retryingConflicts<T>(write: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      if (!isTransactionInFlight(error) || attempt + 1 >= CONFLICT_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 5 * 2 ** attempt)));
+    }
+  }
 }

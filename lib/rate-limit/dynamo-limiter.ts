@@ -6,6 +6,12 @@
  * When the write is refused, ReturnValuesOnConditionCheckFailure tells a ban from a used-up window without another
  * read. Counting refusals toward a ban is left to the caller (CounterStore, refusal-cache.ts), which batches it.
  *
+ * The day counts are also the usage history's (lib/usage/history.ts). When the item an admission's write returns
+ * still holds counts of a day that is final (two days old), the same request then moves them to the customer's
+ * history item with one guarded TransactWriteItems (`recordDays`): once per day and item, the one request that costs
+ * more than a write. Admission does not depend on it: a move that loses to another (or fails) leaves the counts for
+ * a later request to move, and a plain write refused because such a transaction holds the item is sent again.
+ *
  * A customer counted on N > 1 items (shards) sends each request to one item, in turn, each enforcing its share;
  * an item that refuses is remembered as full for the rest of its window (counts never fall within a window), and
  * the request tries the next one. A 429 is answered only when every item has refused in the request's window, so
@@ -13,12 +19,14 @@
  */
 import { BatchGetCommand, type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Limits } from '../plans.js';
+import { recordDays, USAGE_RETENTION_DEFAULT_DAYS } from '../usage/history.js';
 import { type BanOptions, refusals } from './ban.js';
 import {
   type CounterItem,
   counterItem,
   countsOf,
   dayCountName,
+  finishedDays,
   type ItemCounts,
   isConditionFailure,
   itemOnFailure,
@@ -27,15 +35,19 @@ import {
   placeholders,
   refusalCountName,
   removeClause,
-  staleNames,
+  retainUntil,
+  retryingConflicts,
+  staleMinuteNames,
 } from './counter-item.js';
 import type { Admission, CounterStore, UsageSnapshot, Windows } from './limiter.js';
 import { ITEM_CAPACITY_PER_MINUTE, MAX_SHARDS, shardCount, shardKey, shardLimits } from './shards.js';
-import { DAY, views, windowStarts } from './windows.js';
+import { views, windowStarts } from './windows.js';
 
 export interface DynamoLimiterOptions extends BanOptions {
   /** Admitted requests per minute one item carries (shards.ts); tests scale it down. */
   itemCapacityPerMinute?: number;
+  /** What to do with an error of moving a finished day to the history: the request was admitted all the same. */
+  onHistoryError?: (error: unknown) => void;
 }
 
 /** What one sharded customer's items showed this instance in the current windows. */
@@ -59,12 +71,15 @@ type Outcome = { outcome: 'admitted' | 'limit' | 'banned'; counts: ItemCounts };
 export function dynamoRateLimiter(db: DynamoDBDocumentClient, table: string, options: DynamoLimiterOptions): CounterStore {
   const capacity = options.itemCapacityPerMinute ?? ITEM_CAPACITY_PER_MINUTE;
   const refusalCounter = refusals(db, table, options);
-  /** Attributes of ended windows seen on each item, removed by this instance's next write to it. */
+  const retentionDays = options.usageRetentionDays ?? USAGE_RETENTION_DEFAULT_DAYS;
+  /** Attributes of ended minutes seen on each item, removed by this instance's next write to it. */
   const stale = new Map<string, string[]>();
   const shardMemory = new Map<string, ShardMemory>();
+  /** Items whose finished days this instance is moving: concurrent requests leave it to that one. */
+  const moving = new Set<string>();
 
-  function noteStale(key: string, item: CounterItem | undefined, minuteStart: number, dayStart: number): void {
-    const names = staleNames(item, minuteStart, dayStart);
+  function noteStale(key: string, item: CounterItem | undefined, minuteStart: number): void {
+    const names = staleMinuteNames(item, minuteStart);
     if (!names.length) {
       stale.delete(key);
       return;
@@ -73,37 +88,55 @@ export function dynamoRateLimiter(db: DynamoDBDocumentClient, table: string, opt
     stale.set(key, names.slice(0, REMOVALS_MAX));
   }
 
-  /** One conditional write to one item: admitted, or refused with what the item held. */
-  async function admitOn(key: string, share: Limits, now: number): Promise<Outcome> {
+  /** Moves the item's finished days to the customer's history; a loss or an error leaves them for a later request. */
+  async function moveFinishedDays(customerId: string, key: string, item: CounterItem | undefined, dayStart: number): Promise<void> {
+    const days = finishedDays(item, dayStart).slice(0, REMOVALS_MAX);
+    if (!days.length || moving.has(key)) return;
+    moving.add(key);
+    try {
+      await recordDays(db, table, customerId, key, days, retentionDays);
+    } catch (error) {
+      options.onHistoryError?.(error);
+    } finally {
+      moving.delete(key);
+    }
+  }
+
+  /** One conditional write to one item (`key`, one of `customerId`'s): admitted, or refused with what it held. */
+  async function admitOn(customerId: string, key: string, share: Limits, now: number): Promise<Outcome> {
     const { minuteStart, dayStart } = windowStarts(now);
     const names: Record<string, string> = { '#m': minuteCountName(minuteStart), '#d': dayCountName(dayStart) };
     const remove = removeClause(stale.get(key) ?? [], names);
     try {
-      const { Attributes } = await db.send(
-        new UpdateCommand({
-          TableName: table,
-          Key: { customerId: key },
-          UpdateExpression: `ADD #m :one, #d :one SET expiresAt = :expires${remove}`,
-          ConditionExpression: `(attribute_not_exists(#m) OR #m < :perMinute) AND (attribute_not_exists(#d) OR #d < :perDay) AND ${NO_BAN}`,
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: {
-            ':one': 1,
-            ':perMinute': share.perMinute,
-            ':perDay': share.perDay,
-            ':now': now,
-            ':expires': dayStart + 2 * DAY,
-          },
-          ReturnValues: 'ALL_NEW',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
+      const { Attributes } = await retryingConflicts(() =>
+        db.send(
+          new UpdateCommand({
+            TableName: table,
+            Key: { customerId: key },
+            UpdateExpression: `ADD #m :one, #d :one SET expiresAt = :expires${remove}`,
+            ConditionExpression: `(attribute_not_exists(#m) OR #m < :perMinute) AND (attribute_not_exists(#d) OR #d < :perDay) AND ${NO_BAN}`,
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: {
+              ':one': 1,
+              ':perMinute': share.perMinute,
+              ':perDay': share.perDay,
+              ':now': now,
+              // The item keeps its days not yet moved to the history as long as the history keeps them.
+              ':expires': retainUntil(dayStart, retentionDays),
+            },
+            ReturnValues: 'ALL_NEW',
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+        ),
       );
       const item = counterItem(Attributes);
-      noteStale(key, item, minuteStart, dayStart);
+      noteStale(key, item, minuteStart);
+      await moveFinishedDays(customerId, key, item, dayStart);
       return { outcome: 'admitted', counts: countsOf(item, minuteStart, dayStart, now) };
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
       const old = itemOnFailure(error);
-      noteStale(key, old, minuteStart, dayStart);
+      noteStale(key, old, minuteStart);
       const counts = countsOf(old, minuteStart, dayStart, now);
       return { outcome: counts.banUntil ? 'banned' : 'limit', counts };
     }
@@ -159,7 +192,7 @@ export function dynamoRateLimiter(db: DynamoDBDocumentClient, table: string, opt
       const i = (start + step) % n;
       const share = shardLimits(limits, n, i);
       if ((memory.minute[i] ?? 0) >= share.perMinute || (memory.day[i] ?? 0) >= share.perDay) continue;
-      const { outcome, counts } = await admitOn(shardKey(customerId, i), share, now);
+      const { outcome, counts } = await admitOn(customerId, shardKey(customerId, i), share, now);
       memory.minute[i] = Math.max(memory.minute[i] ?? 0, counts.minuteCount);
       memory.day[i] = Math.max(memory.day[i] ?? 0, counts.dayCount);
       if (outcome === 'admitted') return { admitted: true, windows: shardedWindows(memory, limits, n, false) };
@@ -173,7 +206,7 @@ export function dynamoRateLimiter(db: DynamoDBDocumentClient, table: string, opt
     const now = Math.floor(nowMs / 1000);
     const n = shardCount(limits, capacity);
     if (n > 1) return consumeSharded(customerId, limits, n, now);
-    const { outcome, counts } = await admitOn(customerId, limits, now);
+    const { outcome, counts } = await admitOn(customerId, customerId, limits, now);
     const { minuteStart, dayStart } = windowStarts(now);
     const windows = views({ minuteStart, dayStart, minuteCount: counts.minuteCount, dayCount: counts.dayCount }, limits);
     if (outcome === 'admitted') return { admitted: true, windows };

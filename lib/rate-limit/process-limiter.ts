@@ -13,9 +13,17 @@ import { refusalCache } from './refusal-cache.js';
 let limiter: RateLimiter | undefined;
 
 export function processRateLimiter(): RateLimiter {
-  limiter ??= refusalCache(dynamoRateLimiter(documentClient(), tableName('COUNTERS_TABLE'), { banSeconds: config().BAN_SECONDS }), {
-    // Only the timer's write of leftover refusals gets here; they stay pending for the next request's write.
-    onBackgroundError: (error) => log.warn('refusals not yet counted toward the ban: the write failed', { error }),
-  });
+  limiter ??= refusalCache(
+    dynamoRateLimiter(documentClient(), tableName('COUNTERS_TABLE'), {
+      banSeconds: config().BAN_SECONDS,
+      usageRetentionDays: config().USAGE_RETENTION_DAYS,
+      // The request was admitted; the finished day stays on the counter item for a later request to move.
+      onHistoryError: (error) => log.warn('a finished day was not moved to the usage history yet: the write failed', { error }),
+    }),
+    {
+      // Only the timer's write of leftover refusals gets here; they stay pending for the next request's write.
+      onBackgroundError: (error) => log.warn('refusals not yet counted toward the ban: the write failed', { error }),
+    },
+  );
   return limiter;
 }

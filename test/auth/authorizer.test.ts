@@ -73,6 +73,48 @@ describe('authorizer: Deny, with a reason the caller can act on', () => {
   });
 });
 
+describe('authorizer: expired keys and suspended accounts', () => {
+  it('refuses a key from its expiry on, saying when it expired, without reading the customer', async () => {
+    const { customerId } = await makeCustomer('pro');
+    const expiresAt = new Date(Date.now() + 60_000);
+    const { apiKey } = await testAuthStore.createKey(customerId, 'production', undefined, { expiresAt });
+    expect(effect(await authorize(`Bearer ${apiKey}`))).toBe('Allow');
+    setClock(() => expiresAt.getTime());
+    try {
+      let reads = 0;
+      authorizerDynamoClient().middlewareStack.add(
+        (next) => async (args) => {
+          reads++;
+          return next(args);
+        },
+        { step: 'initialize', name: 'countExpiredReads' },
+      );
+      const result = await authorize(`Bearer ${apiKey}`);
+      authorizerDynamoClient().middlewareStack.remove('countExpiredReads');
+      expect(effect(result)).toBe('Deny');
+      expect(result.context).toEqual({ reason: 'expired', message: expect.stringContaining(`expired at ${expiresAt.toISOString()}`) });
+      expect(reads).toBe(1);
+    } finally {
+      resetClock();
+    }
+  });
+
+  it('refuses every key of a suspended customer, and allows them again once it is resumed', async () => {
+    const suspended = await makeCustomer('pro');
+    const other = await addKey(suspended.customerId);
+    const seen = await testAuthStore.getCustomer(suspended.customerId, true);
+    if (!seen) throw new Error('no customer');
+    const after = await testAuthStore.suspend(seen, 'fraud review');
+    for (const authorization of [suspended.authorization, other.authorization]) {
+      const result = await authorize(authorization);
+      expect(effect(result)).toBe('Deny');
+      expect(result.context).toEqual({ reason: 'suspended', message: expect.stringMatching(/account .* is suspended/) });
+    }
+    await testAuthStore.resume(after);
+    expect(effect(await authorize(other.authorization))).toBe('Allow');
+  });
+});
+
 describe('authorizer: no DynamoDB read for what the key itself gives away', () => {
   it('refuses a bad scheme, a malformed key, a bad checksum and the other environment with zero calls', async () => {
     let calls = 0;

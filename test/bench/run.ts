@@ -30,7 +30,7 @@ const admin = createDynamoClient(dynamoLocal.endpoint);
 await ensureTables(admin, tables);
 
 // Handler modules read their configuration at load: import them only now.
-const { dynamoClient } = await import('../../lib/dynamo/client.js');
+const { dynamoClient, authorizerDynamoClient } = await import('../../lib/dynamo/client.js');
 const { DynamoMeter } = await import('./dynamo-meter.js');
 const { loadHandlers, workPerRequest, warmOverhead, events, authorizerContext } = await import('./work.js');
 const { endToEnd, exactness } = await import('./load.js');
@@ -41,6 +41,8 @@ const { makeCustomer, addKey } = await import('../support/customers.js');
 
 const meter = new DynamoMeter();
 meter.attach(dynamoClient());
+// The authorizer has a client of its own (lib/dynamo/client.ts): metered too, or its cache miss reads as free.
+meter.attach(authorizerDynamoClient());
 const handlers = await loadHandlers();
 const results: Record<string, unknown> = { settings, machine: { node: process.version, cpus: (await import('node:os')).cpus().length } };
 

@@ -112,6 +112,19 @@ export async function workPerRequest(h: Handlers, meter: DynamoMeter, authorizer
   const later = Date.now() + 60_000;
   setClock(() => later);
   rows.push(await measure(meter, 'first request of a new minute', () => invoke(h.listCategories, big.listCategories())));
+  // The next UTC day: a name not written yet, the same single write.
+  const nextDay = (Math.floor(later / 86_400_000) + 1) * 86_400_000 + 5_000;
+  setClock(() => nextDay);
+  rows.push(await measure(meter, 'first request of a new UTC day', () => invoke(h.listCategories, big.listCategories())));
+  // A day later the first day is final: the request's write returns it, and it moves it to the usage history (one
+  // guarded transaction, once per day and counter item).
+  const dayAfter = nextDay + 86_400_000;
+  setClock(() => dayAfter);
+  rows.push(
+    await measure(meter, 'first request once a day is final (moves it to the history)', () =>
+      invoke(h.listCategories, big.listCategories()),
+    ),
+  );
   setClock(Date.now);
   rows.push(await measure(meter, 'authorizer, cache miss', () => h.authorizer(authorizerEvent, {})));
   return rows;

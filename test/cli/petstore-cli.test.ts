@@ -12,7 +12,13 @@ import { useGateway } from '../support/http.js';
 const { call } = useGateway();
 
 async function tableContents(): Promise<string> {
-  const names = [process.env.CUSTOMERS_TABLE, process.env.KEYS_TABLE, process.env.COUNTERS_TABLE, process.env.CATEGORIES_TABLE];
+  const names = [
+    process.env.CUSTOMERS_TABLE,
+    process.env.KEYS_TABLE,
+    process.env.COUNTERS_TABLE,
+    process.env.CATEGORIES_TABLE,
+    process.env.AUDIT_TABLE,
+  ];
   const scans = await Promise.all(names.map((TableName) => testDb.send(new ScanCommand({ TableName, ConsistentRead: true }))));
   return JSON.stringify(scans.map((s) => (s.Items ?? []).map((i) => JSON.stringify(i)).sort()));
 }
@@ -128,7 +134,7 @@ describe('petstore CLI: bad input exits 2, says why, writes nothing', () => {
     [['keys', 'revoke', 'not-a-key-id'], /keyId/],
     [['keys', 'revoke', 'key_0000000000000000'], /no key "key_0000000000000000"/],
     [['keys', 'list', 'a', 'b'], /at most 1/],
-    [['usage'], /needs 1 argument/],
+    [['usage'], /needs a customerId, or --month/],
     [['usage', 'nobody-here'], /no customer/],
     [['unban', 'nobody-here'], /no customer/],
     // Every command with its argument missing, malformed and out of range (added with the reliability suite).
@@ -152,6 +158,46 @@ describe('petstore CLI: bad input exits 2, says why, writes nothing', () => {
     [['unban'], /needs 1 argument/],
     [['unban', 'bad id!'], /customerId/],
     [['unban', 'acme', '--stage', ''], /--stage must be/],
+    // Issue 16: expiry, roll, customers' lifecycle, usage history, audit.
+    [['keys', 'create', 'acme2', '--expires-in', '0d'], /--expires-in must be between 1m and 3650d/],
+    [['keys', 'create', 'acme2', '--expires-in', '3651d'], /--expires-in must be between/],
+    [['keys', 'create', 'acme2', '--expires-in', '90'], /--expires-in must be a number of days, hours or minutes/],
+    [['keys', 'create', 'acme2', '--expires-at', '2020-01-01'], /--expires-at must be in the future/],
+    [['keys', 'create', 'acme2', '--expires-at', 'tomorrow'], /--expires-at must be a date/],
+    [['keys', 'create', 'acme2', '--expires-at', '2030-02-30'], /--expires-at must be a date/],
+    [['keys', 'create', 'acme2', '--expires-at', '2030-01-01T10:00'], /--expires-at must be a date .* with its offset/],
+    [['keys', 'create', 'acme2', '--expires-in', '1d', '--expires-at', '2030-01-01'], /not both/],
+    [['keys', 'create', 'nobody-here', '--expires-in', '1d'], /no customer "nobody-here"/],
+    [['keys', 'roll'], /needs 1 argument/],
+    [['keys', 'roll', 'nope'], /keyId/],
+    [['keys', 'roll', 'key_0000000000000000'], /no key "key_0000000000000000"/],
+    [['keys', 'roll', 'key_0000000000000000', '--grace', '31d'], /--grace must be between 0 and 30d/],
+    [['keys', 'roll', 'key_0000000000000000', '--grace', 'soon'], /--grace must be/],
+    [['keys', 'roll', 'key_0000000000000000', '--reason', 'x'], /does not apply/],
+    [['customers', 'list', 'acme'], /at most 0 arguments/],
+    [['customers', 'show'], /needs 1 argument/],
+    [['customers', 'show', 'nobody-here'], /no customer/],
+    [['customers', 'suspend'], /needs 1 argument/],
+    [['customers', 'suspend', 'nobody-here'], /no customer/],
+    [['customers', 'suspend', 'acme', '--reason', ''], /--reason/],
+    [['customers', 'suspend', 'acme', '--reason', 'a\u0007b'], /--reason/],
+    [['customers', 'suspend', 'acme', '--reason', 'r'.repeat(501)], /--reason/],
+    [['customers', 'resume'], /needs 1 argument/],
+    [['customers', 'resume', 'nobody-here'], /no customer/],
+    [['usage', 'acme', '--from', '2026-02-30'], /--from must be a day/],
+    [['usage', 'acme', '--to', '20260101'], /--to must be a day/],
+    [['usage', 'acme', '--from', '2026-03-02', '--to', '2026-03-01'], /--from 2026-03-02 is after --to 2026-03-01/],
+    [['usage', 'acme', '--from', '2999-01-01'], /after today/],
+    [['usage', 'acme', '--month', '2026-03'], /leave out the customerId/],
+    [['usage', '--csv'], /needs a customerId, or --month/],
+    [['usage', '--month', '2026-13'], /--month must be a month/],
+    [['usage', '--month', '2999-01'], /has not started/],
+    [['usage', '--month', '2026-01', '--from', '2026-01-01'], /for one customer/],
+    [['usage', '--month', '2026-01', '--csv', '--json'], /not both/],
+    [['audit', 'acme'], /at most 0 arguments/],
+    [['audit', '--customer', 'bad id!'], /--customer/],
+    [['audit', '--since', 'yesterday'], /--since must be a date/],
+    [['audit', '--since', '2999-01-01'], /in the future/],
   ])('%j', async (args, message) => {
     const before = await tableContents();
     const result = await petstore(...(args as string[]));

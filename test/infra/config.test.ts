@@ -9,6 +9,7 @@ describe('stage settings', () => {
     expect(stageSettings('staging', reader({}))).toEqual({
       authorizerCacheTtlSeconds: 60,
       banSeconds: 900,
+      usageRetentionDays: 400,
       throttleRateLimit: 100,
       throttleBurstLimit: 200,
       petsDeprecatedAt: '2026-06-01T00:00:00Z',
@@ -40,6 +41,7 @@ describe('stage settings', () => {
   it.each([
     ['authorizerCacheTtlSeconds', '3601', /at most 3600/],
     ['banSeconds', 'soon', /whole number/],
+    ['usageRetentionDays', '0', /at least 1/],
     ['alarmEmail', 'ops', /e-mail/],
     ['logRetentionDays', '31', /must be one of/],
     ['wafEnabled', 'yes', /true or false/],

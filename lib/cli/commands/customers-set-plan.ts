@@ -1,5 +1,7 @@
-/** `customers set-plan`: creates a customer or changes its plan; Enterprise takes its own two limits. */
+/** `customers set-plan`: creates a customer or changes its plan; Enterprise takes its own two limits. Audited. */
+import { changed } from '../../audit/trail.js';
 import { limitsOf } from '../../auth/store.js';
+import { nowMs } from '../../clock.js';
 import { PLAN_NAMES } from '../../plans.js';
 import { CustomerIdSchema, parseLimit, parsePlan, parseWith, UsageError } from '../args.js';
 import { defineCommand } from '../command.js';
@@ -23,12 +25,22 @@ export const customersSetPlan = defineCommand({
     if (perMinute !== undefined && perDay !== undefined && perMinute > perDay) {
       throw new UsageError(`--per-minute (${perMinute}) cannot exceed --per-day (${perDay})`);
     }
-    return async ({ auth }) => {
-      const customer = await auth.setPlan(customerId, plan, perMinute && perDay ? { perMinute, perDay } : undefined);
-      const limits = limitsOf(customer);
+    const wanted = perMinute && perDay ? { perMinute, perDay } : undefined;
+    return async ({ auth, audit }) => {
+      const now = new Date(nowMs());
+      const seen = (await auth.getCustomer(customerId, true)) ?? null;
+      const limits = limitsOf({ plan, ...wanted });
+      const changes = changed(seen ? { plan: seen.plan, ...limitsOf(seen) } : {}, { plan, ...limits });
+      if (Object.keys(changes).length) {
+        await auth.setPlan(customerId, plan, wanted, {
+          now,
+          seen,
+          also: [audit.entry({ action: 'plan-change', customerId, changes }, now)],
+        });
+      }
       return {
         json: { customerId, plan, ...limits, stage },
-        text: `customer ${customerId} is on the ${plan} plan: ${limits.perMinute} requests per minute, ${limits.perDay} per day (${stage})`,
+        text: `customer ${customerId} is on the ${plan} plan: ${limits.perMinute} requests per minute, ${limits.perDay} per day (${stage})${Object.keys(changes).length ? '' : '; nothing changed'}`,
       };
     };
   },

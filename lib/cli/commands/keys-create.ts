@@ -1,22 +1,56 @@
-/** `keys create`: issues a key for an existing customer and prints it, the only time it is ever shown. */
+/**
+ * `keys create`: issues a key for an existing customer and prints it, the only time it is ever shown; optionally one
+ * that expires (`--expires-in 90d` or `--expires-at 2026-12-31`). Audited.
+ */
+import { nowMs } from '../../clock.js';
 import { CustomerIdSchema, parseKeyName, parseWith, UsageError } from '../args.js';
 import { defineCommand } from '../command.js';
+import { parseExpiry } from '../expiry.js';
 
 export const keysCreate = defineCommand({
   name: 'keys create',
-  synopsis: '<customerId> [--name LABEL]',
+  synopsis: '<customerId> [--name LABEL] [--expires-in 90d | --expires-at <ISO date>]',
   positionals: [1, 1],
-  flags: { name: 'string' },
+  flags: { name: 'string', 'expires-in': 'string', 'expires-at': 'string' },
   prepare({ args, flags, stage }) {
     const customerId = parseWith(CustomerIdSchema, args[0], 'customerId');
     const name = parseKeyName(flags.name);
-    return async ({ auth }) => {
-      const customer = await auth.getCustomer(customerId);
+    const expiresAt = parseExpiry(flags['expires-in'], flags['expires-at'], nowMs());
+    return async ({ auth, audit }) => {
+      const customer = await auth.getCustomer(customerId, true);
       if (!customer) throw new UsageError(`no customer "${customerId}" in ${stage}: create it with customers set-plan first`);
-      const { apiKey, record } = await auth.createKey(customerId, stage, name);
+      const now = new Date(nowMs());
+      const { apiKey, record } = await auth.createKey(customerId, stage, name, {
+        now,
+        expiresAt,
+        also: (key) => [
+          audit.entry(
+            {
+              action: 'key-create',
+              customerId,
+              keyId: key.keyId,
+              changes: {
+                status: { from: null, to: key.status },
+                ...(key.name ? { name: { from: null, to: key.name } } : {}),
+                ...(key.expiresAt ? { expiresAt: { from: null, to: key.expiresAt } } : {}),
+              },
+            },
+            now,
+          ),
+        ],
+      });
+      const expiry = record.expiresAt ? `, expires ${record.expiresAt}` : '';
+      const suspended = customer.suspendedAt ? '\nThe customer is suspended: the key is refused until `customers resume`.' : '';
       return {
-        json: { apiKey, keyId: record.keyId, customerId, plan: customer.plan, stage },
-        text: `${apiKey}\n\nkey ${record.keyId} for customer ${customerId} (${customer.plan}, ${stage}).\nThis is the only time the key is shown: only its SHA-256 is stored.`,
+        json: {
+          apiKey,
+          keyId: record.keyId,
+          customerId,
+          plan: customer.plan,
+          stage,
+          ...(record.expiresAt ? { expiresAt: record.expiresAt } : {}),
+        },
+        text: `${apiKey}\n\nkey ${record.keyId} for customer ${customerId} (${customer.plan}, ${stage}${expiry}).\nThis is the only time the key is shown: only its SHA-256 is stored.${suspended}`,
       };
     };
   },

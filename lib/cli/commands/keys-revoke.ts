@@ -1,4 +1,6 @@
-/** `keys revoke`: revokes a key by its public id; the authorizer's cache lets it work until its TTL ends. */
+/** `keys revoke`: revokes a key by its public id; the authorizer's cache lets it work until its TTL ends. Audited. */
+import { KeyNotFound } from '../../auth/store.js';
+import { nowMs } from '../../clock.js';
 import { KeyIdSchema, parseWith } from '../args.js';
 import { defineCommand } from '../command.js';
 
@@ -7,13 +9,31 @@ export const keysRevoke = defineCommand({
   synopsis: '<keyId>',
   positionals: [1, 1],
   flags: {},
-  prepare({ args }) {
+  prepare({ args, stage }) {
     const keyId = parseWith(KeyIdSchema, args[0], 'keyId');
-    return async ({ auth }) => {
-      const record = await auth.revokeKey(keyId);
+    return async ({ auth, audit }) => {
+      const found = await auth.findKeyById(keyId);
+      if (!found || found.stage !== stage) throw new KeyNotFound(`no key "${keyId}"`);
+      const now = new Date(nowMs());
+      const revokedNow =
+        found.status === 'active' &&
+        (await auth.revoke(found, {
+          now,
+          also: [
+            audit.entry(
+              { action: 'key-revoke', customerId: found.customerId, keyId, changes: { status: { from: 'active', to: 'revoked' } } },
+              now,
+            ),
+          ],
+        }));
+      const record = revokedNow
+        ? { ...found, status: 'revoked', revokedAt: now.toISOString() }
+        : ((await auth.findKeyById(keyId)) ?? found);
       return {
         json: { keyId, customerId: record.customerId, status: record.status, revokedAt: record.revokedAt },
-        text: `key ${keyId} of customer ${record.customerId} is revoked (cached authorizations end within the cache TTL)`,
+        text: revokedNow
+          ? `key ${keyId} of customer ${record.customerId} is revoked (cached authorizations end within the cache TTL)`
+          : `key ${keyId} of customer ${record.customerId} was already revoked (${record.revokedAt ?? 'time unknown'}): nothing changed`,
       };
     };
   },

@@ -1,4 +1,6 @@
-/** `unban`: lifts a customer's temporary ban before it runs out. */
+/** `unban`: lifts a customer's temporary ban before it runs out. Audited, by a record written right after the unban. */
+import { limitsOf } from '../../auth/store.js';
+import { nowMs } from '../../clock.js';
 import { CustomerIdSchema, parseWith, UsageError } from '../args.js';
 import { defineCommand } from '../command.js';
 
@@ -9,9 +11,23 @@ export const unban = defineCommand({
   flags: {},
   prepare({ args, stage }) {
     const customerId = parseWith(CustomerIdSchema, args[0], 'customerId');
-    return async ({ auth, counters }) => {
-      if (!(await auth.getCustomer(customerId))) throw new UsageError(`no customer "${customerId}" in ${stage}`);
-      const wasBanned = await counters.unban(customerId, Date.now());
+    return async ({ auth, counters, audit }) => {
+      const customer = await auth.getCustomer(customerId, true);
+      if (!customer) throw new UsageError(`no customer "${customerId}" in ${stage}`);
+      const now = nowMs();
+      const { banUntil } = await counters.peek(customerId, limitsOf(customer), now);
+      const wasBanned = await counters.unban(customerId, now);
+      if (wasBanned) {
+        // The ban is the rate limiter's item, outside any transaction of ours: its record follows the unban.
+        const until = banUntil === null ? 'running' : new Date(banUntil * 1000).toISOString();
+        try {
+          await audit.record({ action: 'unban', customerId, changes: { banUntil: { from: until, to: null } } }, new Date(now));
+        } catch (error) {
+          throw new Error(
+            `the ban of ${customerId} is lifted, but its audit record could not be written: ${error instanceof Error ? error.message : String(error)}`,
+          );
+        }
+      }
       return { json: { customerId, wasBanned }, text: wasBanned ? `ban of ${customerId} lifted` : `${customerId} was not banned` };
     };
   },

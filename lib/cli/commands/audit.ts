@@ -1,0 +1,32 @@
+/** `audit`: the changes made through the CLI, oldest first: when, who, what, to which customer and key. */
+import { nowMs } from '../../clock.js';
+import { CustomerIdSchema, parseInstant, parseWith, UsageError } from '../args.js';
+import { defineCommand } from '../command.js';
+
+const show = (value: string | number | boolean | null) => (value === null ? '-' : String(value));
+
+export const audit = defineCommand({
+  name: 'audit',
+  synopsis: '[--customer <customerId>] [--since <date>]',
+  positionals: [0, 0],
+  flags: { customer: 'string', since: 'string' },
+  prepare({ flags }) {
+    const customerId = flags.customer === undefined ? undefined : parseWith(CustomerIdSchema, flags.customer, '--customer');
+    const since = parseInstant(flags.since, '--since');
+    if (since && since.getTime() > nowMs()) throw new UsageError(`--since ${since.toISOString()} is in the future`);
+    return async ({ audit: trail }) => {
+      const entries = await trail.list({ customerId, since: since?.toISOString() });
+      const lines = entries.map((e) => {
+        // DynamoDB keeps no order in a map: the fields are listed alphabetically.
+        const changes = Object.entries(e.changes)
+          .sort(([a], [b]) => a.localeCompare(b))
+          .map(([field, c]) => `${field} ${show(c.from)} → ${show(c.to)}`)
+          .join(', ');
+        return [e.at, e.actor, e.action, e.customerId, e.keyId ?? '', changes, e.reason ? `reason: ${e.reason}` : '']
+          .filter(Boolean)
+          .join('  ');
+      });
+      return { json: entries, text: lines.length ? lines.join('\n') : 'no changes recorded' };
+    };
+  },
+});

@@ -1,0 +1,36 @@
+/** `customers list`: every customer with its plan, limits, number of working keys and whether it is suspended. */
+import { keyStatus } from '../../auth/key-status.js';
+import { limitsOf } from '../../auth/store.js';
+import { nowMs } from '../../clock.js';
+import { defineCommand } from '../command.js';
+
+export const customersList = defineCommand({
+  name: 'customers list',
+  synopsis: '',
+  positionals: [0, 0],
+  flags: {},
+  prepare() {
+    return async ({ auth }) => {
+      const now = nowMs();
+      const [customers, keys] = await Promise.all([auth.listCustomers(), auth.listKeys()]);
+      const working = new Map<string, number>();
+      for (const key of keys) {
+        const status = keyStatus(key, now);
+        if (status === 'active' || status === 'expiring') working.set(key.customerId, (working.get(key.customerId) ?? 0) + 1);
+      }
+      const rows = customers.map((c) => ({
+        customerId: c.customerId,
+        plan: c.plan,
+        ...limitsOf(c),
+        activeKeys: working.get(c.customerId) ?? 0,
+        suspended: c.suspendedAt !== undefined,
+      }));
+      const header = `${'CUSTOMER'.padEnd(24)}  ${'PLAN'.padEnd(10)}  ${'PER MINUTE'.padStart(10)}  ${'PER DAY'.padStart(12)}  ${'KEYS'.padStart(4)}  STATE`;
+      const lines = rows.map(
+        (r) =>
+          `${r.customerId.padEnd(24)}  ${r.plan.padEnd(10)}  ${String(r.perMinute).padStart(10)}  ${String(r.perDay).padStart(12)}  ${String(r.activeKeys).padStart(4)}  ${r.suspended ? 'suspended' : 'active'}`,
+      );
+      return { json: rows, text: rows.length ? [header, ...lines].join('\n') : 'no customers' };
+    };
+  },
+});

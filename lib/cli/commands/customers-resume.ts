@@ -1,0 +1,35 @@
+/**
+ * `customers resume`: lifts a suspension; the customer's keys work again within the authorizer cache TTL. Audited.
+ */
+import { nowMs } from '../../clock.js';
+import { CustomerIdSchema, parseWith, UsageError } from '../args.js';
+import { defineCommand } from '../command.js';
+
+export const customersResume = defineCommand({
+  name: 'customers resume',
+  synopsis: '<customerId>',
+  positionals: [1, 1],
+  flags: {},
+  prepare({ args, stage }) {
+    const customerId = parseWith(CustomerIdSchema, args[0], 'customerId');
+    return async ({ auth, audit }) => {
+      const seen = await auth.getCustomer(customerId, true);
+      if (!seen) throw new UsageError(`no customer "${customerId}" in ${stage}`);
+      if (!seen.suspendedAt) {
+        return {
+          json: { customerId, suspended: false, changed: false },
+          text: `customer ${customerId} was not suspended: nothing changed`,
+        };
+      }
+      const now = new Date(nowMs());
+      await auth.resume(seen, {
+        now,
+        also: [audit.entry({ action: 'resume', customerId, changes: { suspended: { from: true, to: false } } }, now)],
+      });
+      return {
+        json: { customerId, suspended: false, changed: true },
+        text: `customer ${customerId} is resumed (${stage}): its keys work again within the authorizer cache TTL`,
+      };
+    };
+  },
+});

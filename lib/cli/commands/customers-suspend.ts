@@ -1,0 +1,42 @@
+/**
+ * `customers suspend`: while a customer is suspended, every one of its keys is refused with 401 saying so (within
+ * the authorizer cache TTL); its keys and usage are kept, and work again on `customers resume`. Audited.
+ */
+import { nowMs } from '../../clock.js';
+import { CustomerIdSchema, parseReason, parseWith, UsageError } from '../args.js';
+import { defineCommand } from '../command.js';
+
+export const customersSuspend = defineCommand({
+  name: 'customers suspend',
+  synopsis: '<customerId> [--reason TEXT]',
+  positionals: [1, 1],
+  flags: { reason: 'string' },
+  prepare({ args, flags, stage }) {
+    const customerId = parseWith(CustomerIdSchema, args[0], 'customerId');
+    const reason = parseReason(flags.reason);
+    return async ({ auth, audit }) => {
+      const seen = await auth.getCustomer(customerId, true);
+      if (!seen) throw new UsageError(`no customer "${customerId}" in ${stage}`);
+      if (seen.suspendedAt) {
+        return {
+          json: { customerId, suspended: true, suspendedAt: seen.suspendedAt, reason: seen.suspendedReason ?? null, changed: false },
+          text: `customer ${customerId} was already suspended, since ${seen.suspendedAt}: nothing changed`,
+        };
+      }
+      const now = new Date(nowMs());
+      const after = await auth.suspend(seen, reason, {
+        now,
+        also: [
+          audit.entry(
+            { action: 'suspend', customerId, changes: { suspended: { from: false, to: true } }, ...(reason ? { reason } : {}) },
+            now,
+          ),
+        ],
+      });
+      return {
+        json: { customerId, suspended: true, suspendedAt: after.suspendedAt, reason: after.suspendedReason ?? null, changed: true },
+        text: `customer ${customerId} is suspended (${stage}): its keys get 401 within the authorizer cache TTL; keys and usage are kept`,
+      };
+    };
+  },
+});
