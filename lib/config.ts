@@ -6,6 +6,7 @@
  * OpenAPI writer import modules that never need a STAGE.
  */
 import * as v from 'valibot';
+import type { TableSpec } from './dynamo/tables.js';
 
 const tableVariable = v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_.-]{3,255}$/, 'is not a DynamoDB table name')));
 const isoDate = v.pipe(v.string(), v.isoTimestamp('must be an ISO 8601 timestamp such as 2026-01-01T00:00:00Z'));
@@ -68,7 +69,8 @@ export function setConfig(next: Env | undefined): void {
   current = next;
 }
 
-type TableVariable = 'CATEGORIES_TABLE' | 'CUSTOMERS_TABLE' | 'KEYS_TABLE' | 'COUNTERS_TABLE' | 'IDEMPOTENCY_TABLE';
+/** The table variables a function can be handed (the audit table's is the CLI's alone). */
+type TableVariable = TableSpec['envVar'] & EnvVariable;
 
 /**
  * A table name a module needs. Each store is built with this at its function's load, so a function fails its
