@@ -22,7 +22,8 @@ export const TABLE_ACTIONS: Readonly<Record<TableId, Partial<Record<Access, read
   keys: { read: ['dynamodb:GetItem'] },
   // Reading a customer's windows (getRateLimitStatus) is GetItem, or BatchGetItem for a customer counted on several
   // items (lib/rate-limit/shards.ts); counting a request, a refusal, a ban or a call to a deprecated operation is an
-  // UpdateItem (conditional, or an unconditional ADD for refusals).
+  // UpdateItem (conditional, or an unconditional ADD for refusals); moving a finished day to the usage history, once
+  // a day per counter item, is a TransactWriteItems of Updates on this table, for which IAM checks UpdateItem.
   counters: {
     read: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'],
     write: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
