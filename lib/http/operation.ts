@@ -34,6 +34,9 @@ import { rateLimit } from './rate-limit.js';
 import type { ApiEvent, ApiResult } from './response.js';
 import { responseHeaders } from './response-headers.js';
 
+/** Time left for the 503 when a handler runs up to its Lambda timeout. */
+const TIMEOUT_EARLY_MS = 500;
+
 /** What a handler is given: the caller, its checked body and parameters, and for a peek route the usage it read. */
 export type HandlerContext<TQuota extends Quota, TBody> = Context & {
   auth: AuthContext;
@@ -63,7 +66,9 @@ export function operation<TQuota extends Quota, TBody>(
   }
   const db = documentClient();
   const counters = tableName('COUNTERS_TABLE');
-  const chain = middy<ApiEvent, ApiResult, Error, OperationContext, OperationInternal>()
+  // Middy ends a handler still running this long before Lambda's timeout with a TimeoutError, which the error step
+  // answers as 503 with Retry-After: room for that answer, where Lambda's kill would leave API Gateway's 5xx.
+  const chain = middy<ApiEvent, ApiResult, Error, OperationContext, OperationInternal>({ timeoutEarlyInMillis: TIMEOUT_EARLY_MS })
     .use(logContext())
     .use(responseHeaders(route))
     .use(httpHeaderNormalizer())

@@ -23,7 +23,7 @@
  * kept as long.
  *
  * Refused requests are those refused because a window was used up (429 RATE_LIMIT_EXCEEDED), counted in batches by
- * the write that counts them for the ban (refusal-cache.ts, at most a second late), on the day of the minute they
+ * the write that counts them for the ban (refusal-cache.ts, at most a second late while the instance keeps receiving requests), on the day of the minute they
  * happened. Requests refused during a ban are answered without a write and are not counted; refusals an instance
  * holds when it stops are lost for the ban and for the history alike.
  */
@@ -113,6 +113,9 @@ export async function recordDays(
           ...history,
         ],
       }),
+      // The move rides on an admitted request, whose own DynamoDB calls have the time budget: it gets a second at
+      // most. A move cut off was applied whole or not at all (a transaction), and its guard makes a later one exact.
+      { abortSignal: AbortSignal.timeout(MOVE_TIMEOUT_MS) },
     );
     return true;
   } catch (error) {
@@ -172,11 +175,18 @@ export interface MonthRow extends DayTotals {
   activeDays: number;
 }
 
+/** How long moving a finished day may add to the admitted request that carries it. */
+const MOVE_TIMEOUT_MS = 1_000;
+
 /** TransactGetItems takes at most 100 items. */
 const TRANSACTION_ITEMS = 100;
 /** Reads of a month's report under way at once. */
 const PARALLEL_READS = 8;
-const READ_ATTEMPTS = 8;
+/**
+ * TransactGetItems is cancelled while any of its items is being written, and a busy customer's counter items are
+ * written by every admitted request: a report tries for about a minute (capped backoff) before it gives up.
+ */
+const READ_ATTEMPTS = 40;
 
 /** The readers: the admin CLI's `usage`, `usage --month` and `customers show`. */
 export function usageHistory(db: DynamoDBDocumentClient, table: string) {
@@ -191,7 +201,7 @@ export function usageHistory(db: DynamoDBDocumentClient, table: string) {
         return (out.Responses ?? []).flatMap((r) => (r.Item ? [r.Item] : []));
       } catch (error) {
         if (!(error instanceof TransactionCanceledException) || attempt + 1 >= READ_ATTEMPTS) throw error;
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(500, 20 * 2 ** attempt)));
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(3_000, 20 * 2 ** attempt)));
       }
     }
   }

@@ -3,6 +3,7 @@
  * the rate-limit headers, and nothing of the error itself (message, stack, table names) reaches the client.
  */
 import { describe, expect, it } from 'vitest';
+import { lambdaContext } from '../../infra/local/events.js';
 import { operation } from '../../lib/http/operation.js';
 import { setLogSink } from '../../lib/log.js';
 import { listStoreOrders } from '../../lib/routes.js';
@@ -25,5 +26,21 @@ describe('unexpected errors', () => {
     expect(
       lines.some((l) => l.includes('"unhandled error"') && l.includes(event.requestContext.requestId) && l.includes('TypeError')),
     ).toBe(true);
+  });
+});
+
+describe('a handler that runs into its Lambda timeout', () => {
+  it('answers 503 SERVICE_UNAVAILABLE with Retry-After before Lambda would cut it off, not nothing', async () => {
+    const slow = operation(listStoreOrders, () => new Promise(() => undefined));
+    const event = proxyEvent({ path: '/store/orders' });
+    // 700 ms left: Middy gives up 500 ms before the deadline, so the error step answers with time to spare
+    // (Middy's default gives up 5 ms before it, too late for an answer to leave a frozen-then-killed Lambda).
+    const context = lambdaContext('slow', event.requestContext.requestId, 700);
+    const result = await slow(event, context);
+    expect(context.getRemainingTimeInMillis()).toBeGreaterThan(100);
+    expect(result?.statusCode).toBe(503);
+    expect(JSON.parse(result?.body ?? '{}')).toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503 });
+    expect(result?.headers['Retry-After']).toBe('2');
+    expect(result?.headers['X-Request-Id']).toBe(event.requestContext.requestId);
   });
 });
