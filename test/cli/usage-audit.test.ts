@@ -4,7 +4,7 @@
  */
 import { userInfo } from 'node:os';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { resetClock, setClock } from '../../lib/clock.js';
 import { documentClient } from '../../lib/dynamo/client.js';
 import { dynamoRateLimiter } from '../../lib/rate-limit/dynamo-limiter.js';
@@ -48,8 +48,15 @@ describe('usage by day and by month', () => {
     for (let i = 0; i < 2; i++) expect((await call('/store/orders', { key: proKey })).status).toBe(501);
     const tight = await Promise.all(Array.from({ length: 5 }, () => call('/categories', { key: tightKey })));
     expect(tight.map((a) => a.status).sort()).toEqual([200, 200, 200, 429, 429]);
-    // Refusals are counted in batches, at most a second late (refusal-cache.ts): the gateway's timer writes these.
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // Refusals are counted in batches, about a second late (refusal-cache.ts): the gateway's timer writes these.
+    // Wait until they are there (a count, not a time: a loaded machine may take longer).
+    await vi.waitFor(
+      async () => {
+        const usage = await cli('usage', 'bill-tight', '--from', '2036-03-30', '--to', '2036-03-30');
+        expect(usage).toMatchObject({ days: [{ date: '2036-03-30', refused: 2 }] });
+      },
+      { timeout: 20_000, interval: 250 },
+    );
     // Day two: free 1, pro nothing yet (day one is still on the live counters, not final until day three).
     now = DAY_TWO;
     expect((await call('/categories', { key: freeKey })).status).toBe(200);
