@@ -11,4 +11,6 @@ const categories = categoryStore(documentClient(), tableName('CATEGORIES_TABLE')
 
 export const handler = operation(createCategory, async (_event, { body }) => json(201, await categories.create(body)), {
   idempotency: idempotentRunner(createCategory),
+  // A new instance reads the id counter while the request waits for admission (lib/categories/store.ts).
+  prepare: categories.prepare,
 });

@@ -8,7 +8,13 @@
  * a factory over a document client and the table's name.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandOutput, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  QueryCommand,
+  type QueryCommandOutput,
+  TransactWriteCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { nowMs } from '../clock.js';
 import { CategoryContention, CategoryExists, CategoryLimitReached } from './errors.js';
@@ -20,9 +26,37 @@ const MAX_ATTEMPTS = 200;
 export function categoryStore(db: DynamoDBDocumentClient, table: string) {
   /**
    * The last id this store saw. A warm function usually guesses right and creates in one round trip; a wrong
-   * guess costs one more, because the failed condition returns the counter's real value.
+   * guess costs one more, because the failed condition returns the counter's real value. A new instance has seen
+   * nothing: it reads the counter (a GetItem, one read unit) instead of learning it from a transaction that fails
+   * (a write per item and the error's round trip), and `prepare` lets it read while the request waits for
+   * admission, so a cold create costs no more round trips than a warm one.
    */
-  let lastKnownId = 0;
+  let lastKnownId: number | undefined;
+  let reading: Promise<number> | undefined;
+
+  function learnLastId(): Promise<number> {
+    reading ??= db
+      .send(new GetCommand({ TableName: table, Key: COUNTER_KEY, ConsistentRead: true, ProjectionExpression: 'lastId' }))
+      .then(({ Item }) => (typeof Item?.lastId === 'number' ? Item.lastId : 0))
+      .finally(() => {
+        reading = undefined;
+      });
+    return reading;
+  }
+
+  /**
+   * On an instance that has not learnt the counter yet, starts reading it; a create then waits for that read. A read
+   * only, so it may start before the request is admitted; a failed read is left for the create to make again.
+   */
+  function prepare(): void {
+    if (lastKnownId !== undefined) return;
+    learnLastId().then(
+      (id) => {
+        lastKnownId ??= id;
+      },
+      () => undefined,
+    );
+  }
 
   async function list(): Promise<Category[]> {
     const categories: Category[] = [];
@@ -48,8 +82,12 @@ export function categoryStore(db: DynamoDBDocumentClient, table: string) {
    */
   async function create(input: NewCategory): Promise<Category> {
     const key = nameKey(input.name);
+    if (lastKnownId === undefined) {
+      const read = await learnLastId();
+      lastKnownId ??= read;
+    }
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-      const previous = lastKnownId;
+      const previous: number = lastKnownId;
       const id = previous + 1;
       if (id > CATEGORY_CAP) {
         throw new CategoryLimitReached(`This environment already holds the maximum of ${CATEGORY_CAP} categories; no more can be created`);
@@ -109,7 +147,7 @@ export function categoryStore(db: DynamoDBDocumentClient, table: string) {
     throw new CategoryContention('Too many categories are being created at once; retry shortly');
   }
 
-  return { list, create };
+  return { list, create, prepare };
 }
 
 export type CategoryStore = ReturnType<typeof categoryStore>;

@@ -1,8 +1,8 @@
 /**
  * Builds the Middy chain of one operation from its route definition. Every handler in functions/ is
  * `operation(route, fn)`, so every operation gets the same steps in the same order:
- *   before: the Lambda context for log lines → request headers normalised → the authorizer's context → the rate
- *           limiter → (deprecated routes) the call recorded and 410 after the sunset → (routes with them) path
+ *   before: the Lambda context for log lines → request headers normalised → the authorizer's context → (handlers
+ *           that give one) their `prepare`, started and not awaited → the rate limiter → (deprecated routes) the call recorded and 410 after the sunset → (routes with them) path
  *           parameters → (idempotent routes) the Idempotency-Key header → (routes with one) the JSON body. Body and
  *           parameter errors come after admission: a request with a bad body counts.
  *   handler: on an idempotent route with a key, inside the idempotency utility (idempotency.ts): a replay gets the
@@ -46,9 +46,16 @@ export type HandlerContext<TQuota extends Quota, TBody> = Context & {
 
 export type OperationHandler<TQuota extends Quota, TBody> = (event: ApiEvent, context: HandlerContext<TQuota, TBody>) => Promise<ApiResult>;
 
-/** What a handler file adds to its route's chain: for an idempotent route, `idempotentRunner(route)` (idempotency.ts). */
+/** What a handler file adds to its route's chain. */
 export interface OperationOptions {
+  /** For an idempotent route, `idempotentRunner(route)` (idempotency.ts). */
   idempotency?: IdempotentRunner;
+  /**
+   * Started, not awaited, before the rate limiter, so that it overlaps the admission round trip: reads a cold
+   * instance needs and a warm one has (createCategory's id counter). It must not write, since the request may yet be
+   * refused, and must not throw.
+   */
+  prepare?: () => void;
 }
 
 export function operation<TQuota extends Quota, TBody>(
@@ -58,7 +65,7 @@ export function operation<TQuota extends Quota, TBody>(
 ) {
   // The library behind idempotency is passed in by the route's handler file rather than imported here, so the
   // functions of other routes do not carry it; the route's definition still decides, and a mismatch fails the load.
-  const { idempotency } = options;
+  const { idempotency, prepare } = options;
   if (Boolean(route.idempotent) !== Boolean(idempotency)) {
     throw new Error(
       `route ${route.operationId}: ${route.idempotent ? 'is idempotent: pass idempotentRunner(route)' : 'is not idempotent'}`,
@@ -72,8 +79,9 @@ export function operation<TQuota extends Quota, TBody>(
     .use(logContext())
     .use(responseHeaders(route))
     .use(httpHeaderNormalizer())
-    .use(authContext())
-    .use(rateLimit(route, processRateLimiter()));
+    .use(authContext());
+  if (prepare) chain.use({ before: () => prepare() });
+  chain.use(rateLimit(route, processRateLimiter()));
   if (route.deprecation) chain.use(deprecated(route, route.deprecation, deprecatedCallStore(db, counters)));
   if (route.params) chain.use(pathParams(route.params));
   if (route.idempotent) chain.use(idempotencyKeyHeader());

@@ -157,3 +157,24 @@ export async function coldStarts(events: Record<string, () => unknown>, env: Rec
   }
   return results;
 }
+
+/** Issue 12's goals for the bundles: size, and cold start beside both references. */
+export function coldGoals(cold: ColdStart[]): { goal: string; met: boolean; figure: string }[] {
+  return [
+    {
+      goal: 'each bundle under 350 KiB',
+      met: cold.every((c) => c.bundleBytes < 350 * 1024),
+      figure: `largest ${Math.max(...cold.map((c) => c.bundleBytes))} B`,
+    },
+    {
+      goal: 'import at most 0.6 of the reference',
+      met: cold.every((c) => c.ratio <= 0.6),
+      figure: `worst ratio ${Math.max(...cold.map((c) => c.ratio)).toFixed(2)}`,
+    },
+    {
+      goal: 'import at most 1.5 times the GetItem-only bundle',
+      met: cold.every((c) => c.minimalRatio <= 1.5),
+      figure: `worst ratio ${Math.max(...cold.map((c) => c.minimalRatio)).toFixed(2)} (GetItem-only bundle ${cold[0]?.minimalBytes} B)`,
+    },
+  ];
+}

@@ -1,0 +1,44 @@
+/**
+ * A cold createCategory through its real chain: the new instance's read of the id counter runs while the request
+ * waits for admission, so the create costs two sequential round trips, as a warm one does. Its own file, so that
+ * the handler module (and its store) is new here.
+ */
+import { describe, expect, it } from 'vitest';
+import { handler as create } from '../../functions/create-category.js';
+import { dynamoClient } from '../../lib/dynamo/client.js';
+import { invoke, jsonPost } from '../support/events.js';
+
+interface Call {
+  command: string;
+  table: unknown;
+  start: number;
+  end: number;
+}
+
+describe('createCategory on a new instance', () => {
+  it('reads the counter during admission: UpdateItem and GetItem overlap, then one transaction', async () => {
+    const calls: Call[] = [];
+    dynamoClient().middlewareStack.add(
+      (next, context) => async (args) => {
+        const start = performance.now();
+        try {
+          return await next(args);
+        } finally {
+          const input = args.input as { TableName?: unknown };
+          calls.push({ command: context.commandName ?? '?', table: input.TableName, start, end: performance.now() });
+        }
+      },
+      { step: 'initialize', name: 'timeCalls' },
+    );
+    const answer = await invoke(create, jsonPost(JSON.stringify({ name: `Cold ${Date.now()}` })));
+    expect(answer.status).toBe(201);
+    const byCommand = Object.fromEntries(calls.map((c) => [c.command, c]));
+    expect(calls.map((c) => c.command).sort()).toEqual(['GetItemCommand', 'TransactWriteItemsCommand', 'UpdateItemCommand']);
+    const [admission, read, transaction] = [byCommand.UpdateItemCommand, byCommand.GetItemCommand, byCommand.TransactWriteItemsCommand];
+    expect(admission?.table).toBe(process.env.COUNTERS_TABLE);
+    expect(read?.table).toBe(process.env.CATEGORIES_TABLE);
+    // The read started before the admission's write came back, and the transaction waited for both.
+    expect(read?.start).toBeLessThan(admission?.end ?? 0);
+    expect(transaction?.start).toBeGreaterThanOrEqual(Math.max(admission?.end ?? Infinity, read?.end ?? Infinity));
+  });
+});

@@ -1,0 +1,70 @@
+/**
+ * The category store's DynamoDB calls, counted on a client of its own against DynamoDB Local: what a new instance
+ * (a cold Lambda) and a warm one send to create a category.
+ */
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { categoryStore } from '../../lib/categories/store.js';
+import { createDocumentClient, createDynamoClient } from '../../lib/dynamo/create-client.js';
+
+const table = process.env.CATEGORIES_TABLE as string;
+
+/** A store over a client that records the name and outcome of every command it sends. */
+function countedStore() {
+  const client = createDynamoClient(process.env.DYNAMODB_ENDPOINT);
+  const calls: string[] = [];
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      try {
+        const out = await next(args);
+        calls.push(context.commandName ?? '?');
+        return out;
+      } catch (error) {
+        calls.push(`${context.commandName} failed: ${(error as Error).name}`);
+        throw error;
+      }
+    },
+    { step: 'initialize', name: 'countCalls' },
+  );
+  return { store: categoryStore(createDocumentClient(client), table), calls };
+}
+
+const name = () => `Store ${randomUUID().slice(0, 8)}`;
+
+describe('category store: calls per create', () => {
+  it('a new instance reads the counter once instead of failing a transaction to learn it; a warm one sends one transaction', async () => {
+    const earlier = countedStore();
+    await earlier.store.create({ name: name() });
+    await earlier.store.create({ name: name() });
+
+    const cold = countedStore();
+    const first = await cold.store.create({ name: name() });
+    expect(cold.calls).toEqual(['GetItemCommand', 'TransactWriteItemsCommand']);
+    const second = await cold.store.create({ name: name() });
+    expect(second.id).toBe(first.id + 1);
+    expect(cold.calls).toEqual(['GetItemCommand', 'TransactWriteItemsCommand', 'TransactWriteItemsCommand']);
+  });
+
+  it('a guess made stale by another instance costs one failed transaction, and the id stays gapless', async () => {
+    const a = countedStore();
+    const b = countedStore();
+    const fromA = await a.store.create({ name: name() });
+    const fromB = await b.store.create({ name: name() });
+    expect(fromB.id).toBe(fromA.id + 1);
+    a.calls.length = 0;
+    const again = await a.store.create({ name: name() });
+    expect(again.id).toBe(fromB.id + 1);
+    expect(a.calls).toEqual(['TransactWriteItemsCommand failed: TransactionCanceledException', 'TransactWriteItemsCommand']);
+  });
+});
+
+describe('category store: prepare', () => {
+  it('prepare and a create that follows share one read of the counter', async () => {
+    const cold = countedStore();
+    cold.store.prepare();
+    await cold.store.create({ name: name() });
+    cold.store.prepare(); // the counter is known now: nothing to read
+    await cold.store.create({ name: name() });
+    expect(cold.calls).toEqual(['GetItemCommand', 'TransactWriteItemsCommand', 'TransactWriteItemsCommand']);
+  });
+});
