@@ -29,10 +29,6 @@ export const LAMBDA_RUNTIME = Runtime.NODEJS_24_X;
 export const BUNDLE_TARGET = LAMBDA_RUNTIME.name.replace(/^nodejs(\d+)\.x$/, 'node$1');
 
 /**
- * esbuild's ESM output has no `require`, yet some CommonJS dependencies inside the bundle (parts of the AWS SDK's
- * dependency tree) call it; this shim gives them one.
- */
-/**
  * `http` and `https`, imported as ESM by the SDK's HTTP handler and by our client factory, are bundled as the
  * CommonJS view of the builtins (infra/bundling/). On Node.js 24 an ESM import of node:http evaluates its lazy
  * WebSocket getters and so loads undici at cold start; the CommonJS view does not (measured: 25 fewer internal
@@ -45,9 +41,6 @@ export const BUILTIN_ALIASES: Readonly<Record<string, string>> = {
   https: path.join(BUNDLING_DIR, 'node-https.cjs'),
   'node:https': path.join(BUNDLING_DIR, 'node-https.cjs'),
 };
-
-export const ESM_REQUIRE_BANNER =
-  "import { createRequire as __createRequire } from 'module'; const require = __createRequire(import.meta.url);";
 
 /** Where a function's log lines go and how long they stay: the same for every function of a stage. */
 export interface FunctionLogProps {
@@ -90,6 +83,18 @@ export const LAZY_CREDENTIAL_PROVIDERS = [
   '@aws-sdk/token-providers',
 ] as const;
 
+/**
+ * SDK modules no DynamoDB operation loads, reached only through a dynamic import(). The SDK's protocol imports its
+ * event-stream support when an operation has an event-stream member, and DynamoDB has none (a test checks every
+ * command of the client). Bundled, it cost each function about 20 KB and, worse, made esbuild wrap every module it
+ * shares with the rest of the SDK (about 160) in a lazy initialiser, which V8 parses twice: about 3.5 ms of each
+ * cold start on Node.js 24 (`npm run bench -- --cold`).
+ */
+export const UNUSED_SDK_MODULES = ['@smithy/core/event-streams'] as const;
+
+/** What every bundle leaves out: imported only by code that never runs on Lambda. */
+export const BUNDLE_EXTERNALS: readonly string[] = [...LAZY_CREDENTIAL_PROVIDERS, ...UNUSED_SDK_MODULES];
+
 export class ApiFunction extends NodejsFunction {
   readonly logGroupRef: LogGroup;
 
@@ -129,8 +134,9 @@ export class ApiFunction extends NodejsFunction {
         sourceMap: false,
         keepNames: false,
         bundleAwsSDK: true,
-        externalModules: [...LAZY_CREDENTIAL_PROVIDERS],
-        banner: ESM_REQUIRE_BANNER,
+        externalModules: [...BUNDLE_EXTERNALS],
+        // No createRequire banner: nothing bundled calls require() (the synth test fails if esbuild's "Dynamic
+        // require" shim appears), and the banner's import of `module` cost each cold start about half a millisecond.
         esbuildArgs: Object.fromEntries(Object.entries(BUILTIN_ALIASES).map(([name, file]) => [`--alias:${name}`, file])),
         forceDockerBundling: false,
       },

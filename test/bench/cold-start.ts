@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
-import { BUILTIN_ALIASES, BUNDLE_TARGET, ESM_REQUIRE_BANNER, LAZY_CREDENTIAL_PROVIDERS } from '../../infra/constructs/api-function.js';
+import { BUILTIN_ALIASES, BUNDLE_EXTERNALS, BUNDLE_TARGET } from '../../infra/constructs/api-function.js';
 import { node24 } from '../support/node24.js';
 import { percentile } from './dynamo-meter.js';
 
@@ -91,8 +91,7 @@ async function minimalBundle(): Promise<string> {
     format: 'esm',
     mainFields: ['module', 'main'],
     minify: true,
-    external: [...LAZY_CREDENTIAL_PROVIDERS],
-    banner: { js: ESM_REQUIRE_BANNER },
+    external: [...BUNDLE_EXTERNALS],
     alias: { ...BUILTIN_ALIASES },
     logLevel: 'error',
   });
