@@ -4,13 +4,14 @@
  * SDK left to the runtime), and the least any of our functions can load, a bundle that only imports the DynamoDB
  * document client and makes one GetItem, built with our bundling options. Bundle bytes and the median time for a
  * fresh Node.js 24 process (Lambda's major version) to import the bundle and answer its first invocation, DynamoDB
- * Local behind it.
+ * Local behind it, in the environment Lambda would give the function (its template's variables, INFO logging and
+ * metrics on, credentials and region from the environment).
  */
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { build } from 'esbuild';
-import { BUILTIN_ALIASES, BUNDLE_EXTERNALS, BUNDLE_TARGET } from '../../infra/constructs/api-function.js';
+import { BUILTIN_ALIASES, BUNDLE_EXTERNALS, BUNDLE_TARGET, LAMBDA_RUNTIME } from '../../infra/constructs/api-function.js';
 import { node24 } from '../support/node24.js';
 import { percentile } from './dynamo-meter.js';
 
@@ -30,24 +31,87 @@ export interface ColdStart {
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
-/** Function name (file in functions/) → its asset folder in cdk.out, read from the synthesized template. */
-export function synthesizedBundles(): Map<string, string> {
+interface TemplateFunction {
+  Type: string;
+  Metadata?: Record<string, string>;
+  Properties: {
+    MemorySize?: number;
+    Environment?: { Variables?: Record<string, unknown> };
+    LoggingConfig?: { ApplicationLogLevel?: string };
+  };
+}
+
+/** A function as the production template deploys it: its bundle in cdk.out, its variables, memory and log level. */
+export interface SynthesizedFunction {
+  bundle: string;
+  variables: Readonly<Record<string, unknown>>;
+  memorySize: number;
+  logLevel: string;
+}
+
+/** Function name (file in functions/) → what the synthesized template deploys for it. */
+export function synthesizedFunctions(): Map<string, SynthesizedFunction> {
   const templatePath = join(ROOT, 'cdk.out/PetStore-Production.template.json');
   // Always anew: a cdk.out left from an older checkout would measure old bundles.
   console.log('running `npm run synth` (bundles every function with esbuild)…');
   execFileSync('npx', ['cdk', 'synth', '--quiet'], { cwd: ROOT, stdio: 'inherit' });
-  const template = JSON.parse(readFileSync(templatePath, 'utf8')) as {
-    Resources: Record<string, { Type: string; Metadata?: Record<string, string>; Properties: { Tags?: { Key: string; Value: string }[] } }>;
-  };
-  const bundles = new Map<string, string>();
+  const template = JSON.parse(readFileSync(templatePath, 'utf8')) as { Resources: Record<string, TemplateFunction> };
+  const functions = new Map<string, SynthesizedFunction>();
   for (const [logicalId, resource] of Object.entries(template.Resources)) {
     if (resource.Type !== 'AWS::Lambda::Function') continue;
     const asset = resource.Metadata?.['aws:asset:path'];
     if (!asset) continue;
     const name = logicalId.replace(/^Api/, '').replace(/[0-9A-F]{8}$/, '');
-    bundles.set(name.replace(/([a-z])([A-Z])/g, '$1-$2').toLowerCase(), join(ROOT, 'cdk.out', asset, 'index.mjs'));
+    functions.set(name.replace(/([a-z])([A-Z])/g, '$1-$2').toLowerCase(), {
+      bundle: join(ROOT, 'cdk.out', asset, 'index.mjs'),
+      variables: resource.Properties.Environment?.Variables ?? {},
+      memorySize: resource.Properties.MemorySize ?? 128,
+      logLevel: resource.Properties.LoggingConfig?.ApplicationLogLevel ?? 'INFO',
+    });
   }
-  return bundles;
+  return functions;
+}
+
+/** DynamoDB Local and the bench's tables, which stand in for the stack's. */
+export interface LocalDynamo {
+  endpoint: string;
+  /** Table variables (CATEGORIES_TABLE, …) → the bench's table names. */
+  tables: Readonly<Record<string, string>>;
+}
+
+/**
+ * A function's environment as Lambda sets it: the template's variables (table references become the bench's
+ * tables), then what Lambda's Node.js runtime adds (function name and memory, region, credentials, log format and
+ * level, initialization type). The SDK finds DynamoDB Local through its own AWS_ENDPOINT_URL_DYNAMODB, so the clients
+ * are built exactly as on Lambda (no DYNAMODB_ENDPOINT). Nothing of the bench's own environment leaks in but PATH.
+ */
+export function lambdaEnvironment(name: string, fn: SynthesizedFunction, local: LocalDynamo): Record<string, string> {
+  const variables = Object.fromEntries(
+    Object.entries(fn.variables).map(([key, value]) => {
+      const literal = typeof value === 'string' ? value : local.tables[key];
+      if (literal === undefined) throw new Error(`${name}: no local value for ${key} (${JSON.stringify(value)})`);
+      return [key, literal];
+    }),
+  );
+  return {
+    PATH: process.env.PATH ?? '',
+    ...variables,
+    AWS_LAMBDA_FUNCTION_NAME: `PetStore-Production-${name}`,
+    AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
+    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(fn.memorySize),
+    AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
+    AWS_LAMBDA_LOG_FORMAT: 'JSON',
+    AWS_LAMBDA_LOG_LEVEL: fn.logLevel,
+    AWS_EXECUTION_ENV: `AWS_Lambda_${LAMBDA_RUNTIME.name}`,
+    AWS_REGION: 'us-east-1',
+    AWS_DEFAULT_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_SESSION_TOKEN: 'local',
+    LAMBDA_TASK_ROOT: dirname(fn.bundle),
+    TZ: ':UTC',
+    AWS_ENDPOINT_URL_DYNAMODB: local.endpoint,
+  };
 }
 
 async function referenceBundle(fn: string): Promise<string> {
@@ -67,11 +131,14 @@ async function referenceBundle(fn: string): Promise<string> {
   return outfile;
 }
 
-/** Imports the document client and makes one GetItem: what every function of ours loads at the least. */
+/**
+ * Imports the document client and makes one GetItem: what every function of ours loads at the least. The client is
+ * built as on Lambda: region, credentials and (here DynamoDB Local's) endpoint come from the environment.
+ */
 const MINIMAL_SOURCE = `
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-const db = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }));
+const db = DynamoDBDocumentClient.from(new DynamoDBClient({}));
 export const handler = async () => {
   await db.send(new GetCommand({ TableName: process.env.COUNTERS_TABLE, Key: { customerId: 'bench-minimal' } }));
   return { statusCode: 200 };
@@ -98,31 +165,56 @@ async function minimalBundle(): Promise<string> {
   return outfile;
 }
 
+/**
+ * The child: a fresh Node.js process that imports the bundle and answers one event with a Lambda-like context,
+ * timed from before the import to the answer. The function's own output (log lines, EMF metrics) goes to stdout as
+ * on Lambda; the figures go to a file.
+ */
 const CHILD = `
+import { writeFileSync } from 'node:fs';
 const started = performance.now();
 const mod = await import(process.env.BENCH_BUNDLE);
 const handler = mod.handler ?? mod.default?.handler;
-const result = await handler(JSON.parse(process.env.BENCH_EVENT), { awsRequestId: 'cold', functionName: 'bench', getRemainingTimeInMillis: () => 10000 });
+process.env._X_AMZN_TRACE_ID = 'Root=1-67891233-abcdef012345678912345678;Parent=1234567890abcdef;Sampled=0';
+const name = process.env.AWS_LAMBDA_FUNCTION_NAME;
+const result = await handler(JSON.parse(process.env.BENCH_EVENT), {
+  callbackWaitsForEmptyEventLoop: true, functionName: name, functionVersion: '$LATEST',
+  invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:' + name,
+  memoryLimitInMB: process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE, awsRequestId: 'cold-start',
+  logGroupName: '/aws/lambda/' + name, logStreamName: 'bench', getRemainingTimeInMillis: () => 10000,
+});
 const ms = performance.now() - started;
-process.stdout.write(JSON.stringify({ ms, status: result?.statusCode ?? result?.policyDocument?.Statement?.[0]?.Effect }));
+writeFileSync(process.env.BENCH_RESULT, JSON.stringify({ ms, status: result?.statusCode ?? result?.policyDocument?.Statement?.[0]?.Effect }));
+process.exit(0);
 `;
 
+const RESULT_FILE = join(ROOT, '.bench/cold-result.json');
+
 function coldRun(node: string, bundle: string, event: unknown, env: Record<string, string>): { ms: number; status: unknown } {
-  const out = execFileSync(node, ['--input-type=module', '-e', CHILD], {
-    env: { ...process.env, ...env, BENCH_BUNDLE: bundle, BENCH_EVENT: JSON.stringify(event), LOG_LEVEL: 'WARN' },
+  rmSync(RESULT_FILE, { force: true });
+  const child = spawnSync(node, ['--input-type=module', '-e', CHILD], {
+    env: { ...env, BENCH_BUNDLE: bundle, BENCH_EVENT: JSON.stringify(event), BENCH_RESULT: RESULT_FILE },
+    stdio: ['ignore', 'pipe', 'pipe'],
     encoding: 'utf8',
+    maxBuffer: 16 * 1024 * 1024,
   });
-  return JSON.parse(out);
+  if (child.status !== 0) throw new Error(`${bundle} exited with ${child.status}: ${child.stderr.slice(0, 2000)}`);
+  return JSON.parse(readFileSync(RESULT_FILE, 'utf8'));
 }
 
-export async function coldStarts(events: Record<string, () => unknown>, env: Record<string, string>, runs: number): Promise<ColdStart[]> {
-  const bundles = synthesizedBundles();
+export async function coldStarts(events: Record<string, () => unknown>, local: LocalDynamo, runs: number): Promise<ColdStart[]> {
+  const functions = synthesizedFunctions();
   const node = await node24();
   const minimal = await minimalBundle();
   const results: ColdStart[] = [];
-  for (const [fn, bundle] of bundles) {
+  for (const [fn, deployed] of functions) {
     const event = events[fn];
     if (!event) continue;
+    const { bundle } = deployed;
+    // The reference and the GetItem-only bundle run in the same environment as the function.
+    const env = lambdaEnvironment(fn, deployed, local);
+    // (The authorizer's template names no counters table; the GetItem-only bundle reads one.)
+    const minimalEnv = { ...env, COUNTERS_TABLE: local.tables.COUNTERS_TABLE ?? '' };
     const reference = await referenceBundle(fn);
     const times: number[] = [];
     const referenceTimes: number[] = [];
@@ -132,7 +224,7 @@ export async function coldStarts(events: Record<string, () => unknown>, env: Rec
       const a = coldRun(node, bundle, event(), env);
       const b = coldRun(node, reference, event(), env);
       if (a.status !== b.status) throw new Error(`${fn}: the bundle answered ${a.status}, the reference ${b.status}`);
-      const c = coldRun(node, minimal, {}, env);
+      const c = coldRun(node, minimal, {}, minimalEnv);
       if (c.status !== 200) throw new Error(`the GetItem-only reference answered ${c.status}`);
       times.push(a.ms);
       referenceTimes.push(b.ms);

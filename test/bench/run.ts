@@ -15,7 +15,7 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 const quick = process.argv.includes('--quick');
 const coldOnly = process.argv.includes('--cold');
 const settings = {
-  coldRuns: quick ? 3 : 15,
+  coldRuns: quick ? 3 : 25,
   warmInvocations: quick ? 100 : 2_000,
   loadSeconds: quick ? 5 : 30,
   exactRequests: 600,
@@ -66,7 +66,7 @@ const coldEvents = Object.fromEntries(
   ]),
 );
 coldEvents.authorizer = () => authorizerRequest;
-const cold = await coldStarts(coldEvents, env, settings.coldRuns);
+const cold = await coldStarts(coldEvents, { endpoint: dynamoLocal.endpoint, tables }, settings.coldRuns);
 results.coldStart = cold;
 table(
   `Cold start: import + first invocation, median of ${settings.coldRuns} fresh processes, cdk.out bundle vs NodejsFunction defaults and vs a GetItem-only bundle, on Node.js 24`,
