@@ -29,22 +29,26 @@ export const LAMBDA_RUNTIME = Runtime.NODEJS_24_X;
 export const BUNDLE_TARGET = LAMBDA_RUNTIME.name.replace(/^nodejs(\d+)\.x$/, 'node$1');
 
 /**
- * `http` and `https`, imported as ESM by the SDK's HTTP handler and by our client factory, are bundled as the
- * CommonJS view of the builtins (infra/bundling/). On Node.js 24 an ESM import of node:http evaluates its lazy
- * WebSocket getters and so loads undici at cold start; the CommonJS view does not (measured: 25 fewer internal
- * modules loaded, undici among them). `node:stream/web`, which Middy imports only to recognise a streamed response,
- * becomes a getter that loads it on first use: 6 internal modules fewer at cold start (web streams' transform,
- * compression and adapters).
+ * Node's builtins, imported as ESM by the SDK, Middy and Powertools, are bundled as their CommonJS view
+ * (infra/bundling/node-*.cjs). On Node.js 24 an ESM import of a builtin builds its namespace from every export,
+ * running the lazy getters: `node:http` loads undici (its WebSocket), `node:process` its report and finalization
+ * modules, `node:timers` its promises API, `node:fs` file streams. The CommonJS view loads none of them (measured on
+ * the list-categories bundle: undici and 25 more internal modules for http, 6 for the others). `node:stream/web`,
+ * which Middy imports only to recognise a streamed response, becomes a getter that loads it on first use: 6 more
+ * (web streams' transform, compression and adapters).
  */
 const BUNDLING_DIR = fileURLToPath(new URL('../bundling/', import.meta.url));
-export const BUILTIN_ALIASES: Readonly<Record<string, string>> = {
-  http: path.join(BUNDLING_DIR, 'node-http.cjs'),
-  'node:http': path.join(BUNDLING_DIR, 'node-http.cjs'),
-  https: path.join(BUNDLING_DIR, 'node-https.cjs'),
-  'node:https': path.join(BUNDLING_DIR, 'node-https.cjs'),
-  'stream/web': path.join(BUNDLING_DIR, 'node-stream-web.cjs'),
-  'node:stream/web': path.join(BUNDLING_DIR, 'node-stream-web.cjs'),
-};
+const CJS_VIEW_BUILTINS = ['http', 'https', 'process', 'fs', 'fs/promises', 'timers', 'crypto', 'stream/web'] as const;
+export const BUILTIN_ALIASES: Readonly<Record<string, string>> = Object.fromEntries(
+  CJS_VIEW_BUILTINS.flatMap((name) => {
+    const file = path.join(BUNDLING_DIR, `node-${name.replace('/', '-')}.cjs`);
+    // esbuild matches an alias as a path prefix: `fs` would also take `fs/promises`, which has its own file here.
+    return [
+      [name, file],
+      [`node:${name}`, file],
+    ];
+  }),
+);
 
 /** Where a function's log lines go and how long they stay: the same for every function of a stage. */
 export interface FunctionLogProps {
