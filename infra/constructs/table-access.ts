@@ -8,7 +8,8 @@ import type { Access } from '../../lib/routes.js';
 
 export const TABLE_ACTIONS: Readonly<Record<TableId, Partial<Record<Access, readonly string[]>>>> = {
   // listCategories queries the CATEGORY partition; createCategory is one TransactWriteItems of an Update (the id
-  // counter) and two conditional Puts, and IAM checks each part's own action (no ConditionCheck part is used).
+  // counter) and two conditional Puts, and IAM checks each part's own action (no ConditionCheck part is used); a new
+  // instance first reads the id counter with GetItem.
   // Writes here and on the counters come with GetItem: every conditional write asks for the item back when its
   // condition fails (ReturnValuesOnConditionCheckFailure), which is a read of that item. Nobody here can deploy to
   // find out whether IAM treats it as one, and a missing grant would fail every request, so the read is granted.

@@ -44,6 +44,13 @@ export async function loadHandlers() {
 }
 export type Handlers = Awaited<ReturnType<typeof loadHandlers>>;
 
+let instances = 0;
+/** The handler of a new module instance, as a new Lambda instance would load it (its modules' state starts empty). */
+async function freshHandler(name: string): Promise<Handler> {
+  instances += 1;
+  return ((await import(`../../functions/${name}.ts?instance=${instances}`)) as { handler: Handler }).handler;
+}
+
 export function authorizerContext(customerId: string, perMinute: number, perDay: number, plan = 'enterprise') {
   return { principalId: customerId, customerId, keyId: 'key_bench00000000000', plan, perMinute: String(perMinute), perDay: String(perDay) };
 }
@@ -103,6 +110,10 @@ export async function workPerRequest(h: Handlers, meter: DynamoMeter, authorizer
   const rows = [
     await measure(meter, 'listCategories, admitted (20 categories)', () => invoke(h.listCategories, big.listCategories())),
     await measure(meter, 'createCategory, admitted', () => invoke(h.createCategory, big.createCategory())),
+    // A second instance of the handler module (its own category store, which has not seen the id counter yet).
+    await measure(meter, 'createCategory, admitted, on a new instance', async () =>
+      invoke(await freshHandler('create-category'), big.createCategory()),
+    ),
     await measure(meter, 'createCategory with Idempotency-Key, first', () => invoke(h.createCategory, big.createCategoryWithKey(key))),
     await measure(meter, 'createCategory with Idempotency-Key, replay', () => invoke(h.createCategory, big.createCategoryWithKey(key))),
     await measure(meter, 'getRateLimitStatus', () => invoke(h.getRateLimitStatus, big.getRateLimitStatus())),
