@@ -2,9 +2,10 @@
  * Builds the Middy chain of one operation from its route definition. Every handler in functions/ is
  * `operation(route, fn)`, so every operation gets the same steps in the same order:
  *   before: the Lambda context for log lines → request headers normalised → the authorizer's context → (handlers
- *           that give one) their `prepare`, started and not awaited → the rate limiter → (deprecated routes) the call recorded and 410 after the sunset → (routes with them) path
- *           parameters → (idempotent routes) the Idempotency-Key header → (routes with one) the JSON body. Body and
- *           parameter errors come after admission: a request with a bad body counts.
+ *           that give one) their `prepare`, started and not awaited → the rate limiter → (deprecated routes) the
+ *           call recorded and 410 after the sunset → (routes with them) path parameters → (idempotent routes) the
+ *           Idempotency-Key header → (routes with one) the JSON body. Body and parameter errors come after
+ *           admission: a request with a bad body counts.
  *   handler: on an idempotent route with a key, inside the idempotency utility (idempotency.ts): a replay gets the
  *           stored answer without running the handler, yet passes through every after step like any answer.
  *   onError: the error becomes its Error answer first (http-errors.ts), then the rate-limit headers and the
