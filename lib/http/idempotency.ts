@@ -6,7 +6,7 @@
  * body is 422; a retry while the first still runs is 409 with Retry-After.
  *
  * The handler file of such a route passes `idempotentRunner(route)` to `operation()`, which refuses to build the
- * chain without it; the library (about 40 KB with its JMESPath engine) is then bundled only where it runs.
+ * chain without it; the library (about 44 KiB with its JMESPath engine) is then bundled only where it runs.
  *
  * Why `makeIdempotent` around the handler rather than the library's Middy middleware (`makeHandlerIdempotent`): the
  * middleware answers a replay with Middy's early return, which skips every `after` step, so a replay would lack
