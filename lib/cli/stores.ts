@@ -4,10 +4,11 @@
  */
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { auditTrail } from '../audit/trail.js';
-import { authStore } from '../auth/store.js';
+import { type AuthStore, authStore, type Customer } from '../auth/store.js';
 import { deprecatedCallStore } from '../rate-limit/deprecated-calls.js';
 import { dynamoRateLimiter } from '../rate-limit/dynamo-limiter.js';
 import { usageHistory } from '../usage/history.js';
+import { UsageError } from './args.js';
 import type { Target } from './targets.js';
 
 export function stores(target: Target) {
@@ -23,3 +24,10 @@ export function stores(target: Target) {
 }
 
 export type Stores = ReturnType<typeof stores>;
+
+/** The customer a command acts on, read consistently; a usage error (exit 2) naming it when there is none. */
+export async function existingCustomer(auth: AuthStore, customerId: string, stage: string): Promise<Customer> {
+  const customer = await auth.getCustomer(customerId, true);
+  if (!customer) throw new UsageError(`no customer "${customerId}" in ${stage}`);
+  return customer;
+}

@@ -2,8 +2,9 @@
  * `customers resume`: lifts a suspension; the customer's keys work again within the authorizer cache TTL. Audited.
  */
 import { nowMs } from '../../clock.js';
-import { CustomerIdSchema, parseWith, UsageError } from '../args.js';
+import { CustomerIdSchema, parseWith } from '../args.js';
 import { defineCommand } from '../command.js';
+import { existingCustomer } from '../stores.js';
 
 export const customersResume = defineCommand({
   name: 'customers resume',
@@ -13,8 +14,7 @@ export const customersResume = defineCommand({
   prepare({ args, stage }) {
     const customerId = parseWith(CustomerIdSchema, args[0], 'customerId');
     return async ({ auth, audit }) => {
-      const seen = await auth.getCustomer(customerId, true);
-      if (!seen) throw new UsageError(`no customer "${customerId}" in ${stage}`);
+      const seen = await existingCustomer(auth, customerId, stage);
       if (!seen.suspendedAt) {
         return {
           json: { customerId, suspended: false, changed: false },

@@ -2,9 +2,10 @@
 import { limitsOf } from '../../auth/store.js';
 import { nowMs } from '../../clock.js';
 import { dayStartOf } from '../../usage/days.js';
-import { CustomerIdSchema, parseWith, UsageError } from '../args.js';
+import { CustomerIdSchema, parseWith } from '../args.js';
 import { defineCommand } from '../command.js';
 import { keyLines, keyRow } from '../key-rows.js';
+import { existingCustomer } from '../stores.js';
 
 export const customersShow = defineCommand({
   name: 'customers show',
@@ -14,8 +15,7 @@ export const customersShow = defineCommand({
   prepare({ args, stage }) {
     const customerId = parseWith(CustomerIdSchema, args[0], 'customerId');
     return async ({ auth, counters, usage }) => {
-      const customer = await auth.getCustomer(customerId, true);
-      if (!customer) throw new UsageError(`no customer "${customerId}" in ${stage}`);
+      const customer = await existingCustomer(auth, customerId, stage);
       const now = nowMs();
       const limits = limitsOf(customer);
       const today = dayStartOf(Math.floor(now / 1000));

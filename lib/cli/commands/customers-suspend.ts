@@ -3,8 +3,9 @@
  * the authorizer cache TTL); its keys and usage are kept, and work again on `customers resume`. Audited.
  */
 import { nowMs } from '../../clock.js';
-import { CustomerIdSchema, parseReason, parseWith, UsageError } from '../args.js';
+import { CustomerIdSchema, parseReason, parseWith } from '../args.js';
 import { defineCommand } from '../command.js';
+import { existingCustomer } from '../stores.js';
 
 export const customersSuspend = defineCommand({
   name: 'customers suspend',
@@ -15,8 +16,7 @@ export const customersSuspend = defineCommand({
     const customerId = parseWith(CustomerIdSchema, args[0], 'customerId');
     const reason = parseReason(flags.reason);
     return async ({ auth, audit }) => {
-      const seen = await auth.getCustomer(customerId, true);
-      if (!seen) throw new UsageError(`no customer "${customerId}" in ${stage}`);
+      const seen = await existingCustomer(auth, customerId, stage);
       if (seen.suspendedAt) {
         return {
           json: { customerId, suspended: true, suspendedAt: seen.suspendedAt, reason: seen.suspendedReason ?? null, changed: false },

@@ -1,8 +1,9 @@
 /** `unban`: lifts a customer's temporary ban before it runs out. Audited, by a record written right after the unban. */
 import { limitsOf } from '../../auth/store.js';
 import { nowMs } from '../../clock.js';
-import { CustomerIdSchema, parseWith, UsageError } from '../args.js';
+import { CustomerIdSchema, parseWith } from '../args.js';
 import { defineCommand } from '../command.js';
+import { existingCustomer } from '../stores.js';
 
 export const unban = defineCommand({
   name: 'unban',
@@ -12,8 +13,7 @@ export const unban = defineCommand({
   prepare({ args, stage }) {
     const customerId = parseWith(CustomerIdSchema, args[0], 'customerId');
     return async ({ auth, counters, audit }) => {
-      const customer = await auth.getCustomer(customerId, true);
-      if (!customer) throw new UsageError(`no customer "${customerId}" in ${stage}`);
+      const customer = await existingCustomer(auth, customerId, stage);
       const now = nowMs();
       const { banUntil } = await counters.peek(customerId, limitsOf(customer), now);
       const wasBanned = await counters.unban(customerId, now);

@@ -8,6 +8,7 @@ import { nowMs } from '../../clock.js';
 import { DAY_SECONDS, dateOf, dayStartOf, parseMonth } from '../../usage/days.js';
 import { CustomerIdSchema, parseDay, parseMonthFlag, parseWith, UsageError } from '../args.js';
 import { type Action, defineCommand } from '../command.js';
+import { existingCustomer } from '../stores.js';
 
 /** Days shown when neither --from nor --to says otherwise: the last 30, today included. */
 const DEFAULT_DAYS = 30;
@@ -43,8 +44,7 @@ export const usage = defineCommand({
 
 function customerDays(customerId: string, first: number, last: number, stage: string): Action {
   return async ({ auth, counters, deprecatedCalls: calls, usage: history }) => {
-    const customer = await auth.getCustomer(customerId, true);
-    if (!customer) throw new UsageError(`no customer "${customerId}" in ${stage}`);
+    const customer = await existingCustomer(auth, customerId, stage);
     const limits = limitsOf(customer);
     const now = nowMs();
     const [snapshot, deprecatedCalls, days] = await Promise.all([
