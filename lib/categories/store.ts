@@ -46,7 +46,8 @@ export function categoryStore(db: DynamoDBDocumentClient, table: string) {
 
   /**
    * On an instance that has not learnt the counter yet, starts reading it; a create then waits for that read. A read
-   * only, so it may start before the request is admitted; a failed read is left for the create to make again.
+   * only, so it may start before the request is admitted. A create still waiting for the read shares its outcome;
+   * a read that failed before the create began is made again by the create.
    */
   function prepare(): void {
     if (lastKnownId !== undefined) return;

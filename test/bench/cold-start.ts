@@ -12,6 +12,7 @@ import { mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { BUILTIN_ALIASES, BUNDLE_EXTERNALS, BUNDLE_TARGET, LAMBDA_RUNTIME } from '../../infra/constructs/api-function.js';
+import { deployedVariables } from '../support/deployed-variables.js';
 import { node24 } from '../support/node24.js';
 import { percentile } from './dynamo-meter.js';
 
@@ -86,16 +87,9 @@ export interface LocalDynamo {
  * are built exactly as on Lambda (no DYNAMODB_ENDPOINT). Nothing of the bench's own environment leaks in but PATH.
  */
 export function lambdaEnvironment(name: string, fn: SynthesizedFunction, local: LocalDynamo): Record<string, string> {
-  const variables = Object.fromEntries(
-    Object.entries(fn.variables).map(([key, value]) => {
-      const literal = typeof value === 'string' ? value : local.tables[key];
-      if (literal === undefined) throw new Error(`${name}: no local value for ${key} (${JSON.stringify(value)})`);
-      return [key, literal];
-    }),
-  );
   return {
     PATH: process.env.PATH ?? '',
-    ...variables,
+    ...deployedVariables(name, fn.variables, local.tables),
     AWS_LAMBDA_FUNCTION_NAME: `PetStore-Production-${name}`,
     AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
     AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(fn.memorySize),

@@ -24,6 +24,7 @@ import { STACK_NAMES } from '../../lib/stacks.js';
 import { synthApp } from '../infra/synth-app.js';
 import { type Answer, contractViolations } from '../support/contract-answer.js';
 import { makeCustomer, type TestCustomer } from '../support/customers.js';
+import { deployedVariables } from '../support/deployed-variables.js';
 import { proxyEvent } from '../support/events.js';
 import { NODE24_VERSION, node24, node24Package } from '../support/node24.js';
 import { openApiProblems } from '../support/openapi-conformance.js';
@@ -58,14 +59,8 @@ function deployedFunctions(): DeployedFunction[] {
       const name = referencing('AWS::ApiGateway::Authorizer', logicalId).length ? 'authorizer' : String(method?.Properties.OperationName);
       const { S3Key } = props.Code as { S3Key: string };
       const variables = (props.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
-      // Literal values as deployed; table names are references to the stack's tables: this file's local ones.
-      const environment = Object.fromEntries(
-        Object.entries(variables).map(([key, value]) => {
-          const local = typeof value === 'string' ? value : process.env[key];
-          if (local === undefined) throw new Error(`${name}: no local value for ${key} (${JSON.stringify(value)})`);
-          return [key, local];
-        }),
-      );
+      // Table names are references to the stack's tables: this file's local ones.
+      const environment = deployedVariables(name, variables, process.env);
       return {
         name,
         bundle: path.join(assembly.directory, `asset.${S3Key.replace(/\.zip$/, '')}`, 'index.mjs'),

@@ -3,19 +3,24 @@
  * (a cold Lambda) and a warm one send to create a category.
  */
 import { randomUUID } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { categoryStore } from '../../lib/categories/store.js';
 import { createDocumentClient, createDynamoClient } from '../../lib/dynamo/create-client.js';
 
 const table = process.env.CATEGORIES_TABLE as string;
 
 /** A store over a client that records the name and outcome of every command it sends. */
-function countedStore() {
+function countedStore(failFirst?: string) {
   const client = createDynamoClient(process.env.DYNAMODB_ENDPOINT);
   const calls: string[] = [];
+  let toFail = failFirst;
   client.middlewareStack.add(
     (next, context) => async (args) => {
       try {
+        if (context.commandName === toFail) {
+          toFail = undefined;
+          throw Object.assign(new Error('injected'), { name: 'InjectedFailure' });
+        }
         const out = await next(args);
         calls.push(context.commandName ?? '?');
         return out;
@@ -66,5 +71,18 @@ describe('category store: prepare', () => {
     cold.store.prepare(); // the counter is known now: nothing to read
     await cold.store.create({ name: name() });
     expect(cold.calls).toEqual(['GetItemCommand', 'TransactWriteItemsCommand', 'TransactWriteItemsCommand']);
+  });
+
+  it('a read that failed before the create began is made again by the create', async () => {
+    const earlier = countedStore();
+    const before = await earlier.store.create({ name: name() });
+    const cold = countedStore('GetItemCommand');
+    cold.store.prepare();
+    await vi.waitFor(() => expect(cold.calls).toEqual(['GetItemCommand failed: InjectedFailure']));
+    // The failure has yet to pass up through the SDK's promises to the store: let them settle first.
+    await new Promise((resolve) => setImmediate(resolve));
+    const created = await cold.store.create({ name: name() });
+    expect(created.id).toBe(before.id + 1);
+    expect(cold.calls).toEqual(['GetItemCommand failed: InjectedFailure', 'GetItemCommand', 'TransactWriteItemsCommand']);
   });
 });
