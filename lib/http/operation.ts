@@ -2,25 +2,22 @@
  * Builds the Middy chain of one operation from its route definition. Every handler in functions/ is
  * `operation(route, fn)`, so every operation gets the same steps in the same order:
  *   before: the Lambda context for log lines → request headers normalised → the authorizer's context → (handlers
- *           that give one) their `prepare`, started and not awaited → the rate limiter → (deprecated routes) the
- *           call recorded and 410 after the sunset → (routes with them) path parameters → (idempotent routes) the
- *           Idempotency-Key header → (routes with one) the JSON body. Body and parameter errors come after
- *           admission: a request with a bad body counts.
+ *           that give one) their `prepare`, started and not awaited → the rate limiter (on a deprecated route its
+ *           write counts the call too) → (deprecated routes) the call logged and 410 after the sunset → (routes
+ *           with them) path parameters → (idempotent routes) the Idempotency-Key header → (routes with one) the
+ *           JSON body. Body and parameter errors come after admission: a request with a bad body counts.
  *   handler: on an idempotent route with a key, inside the idempotency utility (idempotency.ts): a replay gets the
  *           stored answer without running the handler, yet passes through every after step like any answer.
  *   onError: the error becomes its Error answer first (http-errors.ts), then the rate-limit headers and the
  *           common headers go on it; `after` adds the same headers to a success.
- * The stores the chain needs are built here, at the function's cold start; the rate limiter is the process's one
- * (process-limiter.ts), so its memory of refused customers serves every operation the process runs.
+ * The rate limiter is the process's one (process-limiter.ts), built at the function's cold start, so its memory of
+ * refused customers serves every operation the process runs.
  */
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { Context } from 'aws-lambda';
 import type { AuthContext } from '../auth/context.js';
-import { tableName } from '../config.js';
-import { documentClient } from '../dynamo/client.js';
 import { logContext } from '../log.js';
-import { deprecatedCallStore } from '../rate-limit/deprecated-calls.js';
 import type { UsageSnapshot } from '../rate-limit/limiter.js';
 import { processRateLimiter } from '../rate-limit/process-limiter.js';
 import type { Quota, Route } from '../routes.js';
@@ -72,8 +69,6 @@ export function operation<TQuota extends Quota, TBody>(
       `route ${route.operationId}: ${route.idempotent ? 'is idempotent: pass idempotentRunner(route)' : 'is not idempotent'}`,
     );
   }
-  const db = documentClient();
-  const counters = tableName('COUNTERS_TABLE');
   // Middy ends a handler still running this long before Lambda's timeout with a TimeoutError, which the error step
   // answers as 503 with Retry-After: room for that answer, where Lambda's kill would leave API Gateway's 5xx.
   const chain = middy<ApiEvent, ApiResult, Error, OperationContext, OperationInternal>({ timeoutEarlyInMillis: TIMEOUT_EARLY_MS })
@@ -83,7 +78,7 @@ export function operation<TQuota extends Quota, TBody>(
     .use(authContext());
   if (prepare) chain.use({ before: () => prepare() });
   chain.use(rateLimit(route, processRateLimiter()));
-  if (route.deprecation) chain.use(deprecated(route, route.deprecation, deprecatedCallStore(db, counters)));
+  if (route.deprecation) chain.use(deprecated(route, route.deprecation));
   if (route.params) chain.use(pathParams(route.params));
   if (route.idempotent) chain.use(idempotencyKeyHeader());
   if (route.body) chain.use(jsonBody(route.body));

@@ -1,7 +1,8 @@
 /**
  * The rate-limit step of every operation. It counts the request against the customer's minute and day windows
  * (a `peek` route only reads them), refuses with 429 when a window is used up or a ban runs, and puts the
- * rate-limit headers on the answer, whatever its status.
+ * rate-limit headers on the answer, whatever its status. On a deprecated route the same write counts the call to
+ * it (deprecated-calls.ts).
  *
  * A route that `runsBeforeAdmission` has its handler run while the count is in flight, so the count and the read
  * cost one round trip of latency together; the answer waits for the count and becomes the 429 if the request was
@@ -11,7 +12,7 @@ import { nowMs } from '../clock.js';
 import { recordDecision } from '../metrics.js';
 import type { Limits } from '../plans.js';
 import { rateLimitHeaders, retryAfter } from '../rate-limit/headers.js';
-import type { Admission, RateLimiter } from '../rate-limit/limiter.js';
+import type { Admission, ConsumeOptions, RateLimiter } from '../rate-limit/limiter.js';
 import { blocking } from '../rate-limit/windows.js';
 import type { Route } from '../routes.js';
 import { addHeaders, callerOf, type OperationMiddleware, type OperationRequest } from './context.js';
@@ -46,6 +47,7 @@ function settle(request: OperationRequest, route: Route, admission: Admission, l
 }
 
 export function rateLimit(route: Route, limiter: RateLimiter): OperationMiddleware {
+  const options: ConsumeOptions = route.deprecation ? { callOf: route.operationId } : {};
   const takePending = (request: OperationRequest) => {
     const pending = request.internal.pendingRefusal;
     delete request.internal.pendingRefusal;
@@ -67,7 +69,9 @@ export function rateLimit(route: Route, limiter: RateLimiter): OperationMiddlewa
       // While this instance knows the customer is refused, running the handler ahead of the decision would only
       // waste its read (a client hammering after a 429 would double the load): wait for the decision instead.
       const ahead = route.runsBeforeAdmission && !limiter.knowsRefused(customerId, limits, now);
-      const refusal = limiter.consume(customerId, limits, now).then((admission) => settle(request, route, admission, limits, nowSeconds));
+      const refusal = limiter
+        .consume(customerId, limits, now, options)
+        .then((admission) => settle(request, route, admission, limits, nowSeconds));
       if (ahead) {
         refusal.catch(() => undefined); // awaited in after/onError; this only silences the early-rejection warning
         request.internal.pendingRefusal = refusal;

@@ -2,8 +2,9 @@
  * How a customer's counters are stored. Each counter item holds its counts under attribute names that carry the
  * window they count, so counting is one unconditional-in-shape write that never has to "roll a window over":
  *   { customerId, m<minuteStart>: admitted, d<dayStart>: admitted, r<minuteStart>: refusals,
- *     x<dayStart>: refusals, banUntil, expiresAt }
- * (window starts in Unix seconds; `r…` and `x…` on a customer's first item only). A new minute is simply a name not
+ *     x<dayStart>: refusals, banUntil, expiresAt, calls_<operationId>: admitted calls, lastCall_<operationId> }
+ * (window starts and times in Unix seconds; `r…` and `x…` on a customer's first item only; `calls_…` and
+ * `lastCall_…` for deprecated operations, written by the admitting write itself, deprecated-calls.ts). A new minute is simply a name not
  * written yet, so the first request of a window costs the same single write as any other, and concurrent first
  * requests cannot race. Names of ended minutes are removed by later writes (`staleMinuteNames`). A day's counts
  * (`d…` admitted, `x…` refused for a used-up window) are the usage history's: once final (`finishedDays`) they are
@@ -27,6 +28,10 @@ export const dayCountName = (dayStart: number) => `d${dayStart}`;
 export const refusalCountName = (minuteStart: number) => `r${minuteStart}`;
 /** Requests refused for a used-up window in a UTC day (counted with the minute's refusals, ban.ts). */
 export const dayRefusalName = (dayStart: number) => `x${dayStart}`;
+/** Admitted calls to a deprecated operation, and the last one's time (Unix seconds). */
+export const callCountName = (operationId: string) => `calls_${operationId}`;
+export const lastCallName = (operationId: string) => `lastCall_${operationId}`;
+export const CALL_COUNT_NAME = /^calls_(.+)$/;
 
 /** The TTL (Unix seconds) of what holds the totals of the day starting at `dayStart`: `retentionDays` after it ends. */
 export function retainUntil(dayStart: number, retentionDays: number): number {

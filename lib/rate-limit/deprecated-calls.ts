@@ -1,38 +1,65 @@
 /**
  * Calls to deprecated operations per customer, so an operator can see who still uses them before the sunset
- * (shown by the CLI's `usage`; the API does not show them). Kept in the counters table under their own key,
- * without a TTL.
+ * (shown by the CLI's `usage`; the API does not show them). The write that admits a call counts it on the counter
+ * item it admits on (`calls_<operationId>` and `lastCall_<operationId>`, counter-item.ts): no write of its own, and a
+ * refused call is not counted. A sharded customer's calls are spread over its items, so reading adds them up. The
+ * counts live as long as the counter item: the usage retention after the customer's last request.
+ *
+ * Before that, each call was a second write to an item of its own, `deprecated#<customerId>`, without a TTL; what
+ * such an item holds is added in, so an update loses none of the calls counted before it.
  */
-import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { CALL_COUNT_NAME, lastCallName } from './counter-item.js';
+import { MAX_SHARDS, shardKey } from './shards.js';
 
 export type DeprecatedCalls = Record<string, { count: number; last: string }>;
 
-const keyOf = (customerId: string) => ({ customerId: `deprecated#${customerId}` });
+/** The item of the earlier encoding: `count_<operationId>` and `last_<operationId>` (an ISO time). */
+const legacyKey = (customerId: string) => `deprecated#${customerId}`;
+const LEGACY_COUNT_NAME = /^count_(.+)$/;
 
 export function deprecatedCallStore(db: DynamoDBDocumentClient, table: string) {
-  return {
-    async record(customerId: string, operationId: string, nowMs: number): Promise<void> {
-      await db.send(
-        new UpdateCommand({
-          TableName: table,
-          Key: keyOf(customerId),
-          UpdateExpression: 'ADD #count :one SET #last = :now',
-          ExpressionAttributeNames: { '#count': `count_${operationId}`, '#last': `last_${operationId}` },
-          ExpressionAttributeValues: { ':one': 1, ':now': new Date(nowMs).toISOString() },
-        }),
+  /** Every item that may hold the customer's calls (it is not told the shard count: it asks for all). */
+  async function items(customerId: string): Promise<Record<string, unknown>[]> {
+    let keys: Record<string, unknown>[] = [
+      ...Array.from({ length: MAX_SHARDS }, (_, i) => ({ customerId: shardKey(customerId, i) })),
+      { customerId: legacyKey(customerId) },
+    ];
+    const found: Record<string, unknown>[] = [];
+    // BatchGetItem may leave keys unprocessed under load; ask again for those.
+    for (let attempt = 0; keys.length && attempt < 5; attempt++) {
+      const { Responses, UnprocessedKeys } = await db.send(
+        new BatchGetCommand({ RequestItems: { [table]: { Keys: keys, ConsistentRead: true } } }),
       );
-    },
+      found.push(...(Responses?.[table] ?? []));
+      keys = UnprocessedKeys?.[table]?.Keys ?? [];
+    }
+    if (keys.length) throw new Error(`deprecated calls: ${keys.length} counter items of ${customerId} stayed unprocessed`);
+    return found;
+  }
 
+  return {
     /** By operation id: how many calls, and the last one's time. */
     async read(customerId: string): Promise<DeprecatedCalls> {
-      const { Item } = await db.send(new GetCommand({ TableName: table, Key: keyOf(customerId), ConsistentRead: true }));
-      const calls: DeprecatedCalls = {};
-      for (const [name, value] of Object.entries(Item ?? {})) {
-        if (name.startsWith('count_')) {
-          const operationId = name.slice('count_'.length);
-          calls[operationId] = { count: Number(value), last: String(Item?.[`last_${operationId}`] ?? '') };
+      const totals = new Map<string, { count: number; lastMs: number }>();
+      const add = (operationId: string, count: unknown, lastMs: number) => {
+        const total = totals.get(operationId) ?? { count: 0, lastMs: 0 };
+        total.count += Number(count);
+        total.lastMs = Math.max(total.lastMs, Number.isFinite(lastMs) ? lastMs : 0);
+        totals.set(operationId, total);
+      };
+      for (const item of await items(customerId)) {
+        const legacy = item.customerId === legacyKey(customerId);
+        for (const [name, value] of Object.entries(item)) {
+          const counted = (legacy ? LEGACY_COUNT_NAME : CALL_COUNT_NAME).exec(name);
+          if (!counted?.[1]) continue;
+          const operationId = counted[1];
+          const last = legacy ? Date.parse(String(item[`last_${operationId}`])) : Number(item[lastCallName(operationId)]) * 1000;
+          add(operationId, value, last);
         }
       }
+      const calls: DeprecatedCalls = {};
+      for (const [operationId, { count, lastMs }] of totals) calls[operationId] = { count, last: new Date(lastMs).toISOString() };
       return calls;
     },
   };

@@ -23,6 +23,7 @@ import { recordDays, USAGE_RETENTION_DEFAULT_DAYS } from '../usage/history.js';
 import { type BanOptions, refusals } from './ban.js';
 import {
   type CounterItem,
+  callCountName,
   counterItem,
   countsOf,
   dayCountName,
@@ -30,6 +31,7 @@ import {
   type ItemCounts,
   isConditionFailure,
   itemOnFailure,
+  lastCallName,
   minuteCountName,
   NO_BAN,
   placeholders,
@@ -39,7 +41,7 @@ import {
   retryingConflicts,
   staleMinuteNames,
 } from './counter-item.js';
-import type { Admission, CounterStore, UsageSnapshot, Windows } from './limiter.js';
+import type { Admission, ConsumeOptions, CounterStore, UsageSnapshot, Windows } from './limiter.js';
 import { ITEM_CAPACITY_PER_MINUTE, MAX_SHARDS, shardCount, shardKey, shardLimits } from './shards.js';
 import { views, windowStarts } from './windows.js';
 
@@ -102,10 +104,19 @@ export function dynamoRateLimiter(db: DynamoDBDocumentClient, table: string, opt
     }
   }
 
-  /** One conditional write to one item (`key`, one of `customerId`'s): admitted, or refused with what it held. */
-  async function admitOn(customerId: string, key: string, share: Limits, now: number): Promise<Outcome> {
+  /**
+   * One conditional write to one item (`key`, one of `customerId`'s): admitted, or refused with what it held. With
+   * `callOf`, the same write counts the call to that deprecated operation, so it costs no second write and a refused
+   * call is not counted.
+   */
+  async function admitOn(customerId: string, key: string, share: Limits, now: number, callOf: string | undefined): Promise<Outcome> {
     const { minuteStart, dayStart } = windowStarts(now);
     const names: Record<string, string> = { '#m': minuteCountName(minuteStart), '#d': dayCountName(dayStart) };
+    if (callOf !== undefined) {
+      names['#calls'] = callCountName(callOf);
+      names['#lastCall'] = lastCallName(callOf);
+    }
+    const call = callOf === undefined ? { add: '', set: '' } : { add: ', #calls :one', set: ', #lastCall = :now' };
     const remove = removeClause(stale.get(key) ?? [], names);
     try {
       const { Attributes } = await retryingConflicts(() =>
@@ -113,7 +124,7 @@ export function dynamoRateLimiter(db: DynamoDBDocumentClient, table: string, opt
           new UpdateCommand({
             TableName: table,
             Key: { customerId: key },
-            UpdateExpression: `ADD #m :one, #d :one SET expiresAt = :expires${remove}`,
+            UpdateExpression: `ADD #m :one, #d :one${call.add} SET expiresAt = :expires${call.set}${remove}`,
             ConditionExpression: `(attribute_not_exists(#m) OR #m < :perMinute) AND (attribute_not_exists(#d) OR #d < :perDay) AND ${NO_BAN}`,
             ExpressionAttributeNames: names,
             ExpressionAttributeValues: {
@@ -184,7 +195,13 @@ export function dynamoRateLimiter(db: DynamoDBDocumentClient, table: string, opt
     return counted;
   }
 
-  async function consumeSharded(customerId: string, limits: Limits, n: number, now: number): Promise<Admission> {
+  async function consumeSharded(
+    customerId: string,
+    limits: Limits,
+    n: number,
+    now: number,
+    callOf: string | undefined,
+  ): Promise<Admission> {
     const memory = memoryOf(customerId, limits, n, now);
     const start = memory.next;
     memory.next = (memory.next + 1) % n;
@@ -192,7 +209,7 @@ export function dynamoRateLimiter(db: DynamoDBDocumentClient, table: string, opt
       const i = (start + step) % n;
       const share = shardLimits(limits, n, i);
       if ((memory.minute[i] ?? 0) >= share.perMinute || (memory.day[i] ?? 0) >= share.perDay) continue;
-      const { outcome, counts } = await admitOn(customerId, shardKey(customerId, i), share, now);
+      const { outcome, counts } = await admitOn(customerId, shardKey(customerId, i), share, now, callOf);
       memory.minute[i] = Math.max(memory.minute[i] ?? 0, counts.minuteCount);
       memory.day[i] = Math.max(memory.day[i] ?? 0, counts.dayCount);
       if (outcome === 'admitted') return { admitted: true, windows: shardedWindows(memory, limits, n, false) };
@@ -202,11 +219,11 @@ export function dynamoRateLimiter(db: DynamoDBDocumentClient, table: string, opt
     return { admitted: false, reason: 'limit', windows: shardedWindows(memory, limits, n, true) };
   }
 
-  async function consume(customerId: string, limits: Limits, nowMs: number): Promise<Admission> {
+  async function consume(customerId: string, limits: Limits, nowMs: number, options: ConsumeOptions = {}): Promise<Admission> {
     const now = Math.floor(nowMs / 1000);
     const n = shardCount(limits, capacity);
-    if (n > 1) return consumeSharded(customerId, limits, n, now);
-    const { outcome, counts } = await admitOn(customerId, customerId, limits, now);
+    if (n > 1) return consumeSharded(customerId, limits, n, now, options.callOf);
+    const { outcome, counts } = await admitOn(customerId, customerId, limits, now, options.callOf);
     const { minuteStart, dayStart } = windowStarts(now);
     const windows = views({ minuteStart, dayStart, minuteCount: counts.minuteCount, dayCount: counts.dayCount }, limits);
     if (outcome === 'admitted') return { admitted: true, windows };

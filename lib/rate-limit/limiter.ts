@@ -22,9 +22,18 @@ export interface UsageSnapshot {
   banUntil: number | null;
 }
 
+/** What else the write that admits a request records. */
+export interface ConsumeOptions {
+  /**
+   * A deprecated operation's id: the admitted request is also counted as a call to it, with its time, by the same
+   * write (deprecated-calls.ts reads them); a refused one is not.
+   */
+  callOf?: string;
+}
+
 export interface RateLimiter {
   /** Admits and counts one request, or refuses it without counting it (a refusal counts toward a ban). */
-  consume(customerId: string, limits: Limits, nowMs: number): Promise<Admission>;
+  consume(customerId: string, limits: Limits, nowMs: number, options?: ConsumeOptions): Promise<Admission>;
   /** The windows and ban as they stand, without counting anything. */
   peek(customerId: string, limits: Limits, nowMs: number): Promise<UsageSnapshot>;
   /** Lifts a ban and forgets the minute's refusals; whether a ban was running. */

@@ -17,7 +17,7 @@
 import { nowMs as clockNow } from '../clock.js';
 import type { Limits } from '../plans.js';
 import { banThreshold } from './ban.js';
-import type { Admission, CounterStore, RateLimiter, RefusalCount, Windows } from './limiter.js';
+import type { Admission, ConsumeOptions, CounterStore, RateLimiter, RefusalCount, Windows } from './limiter.js';
 import { blocking, DAY, MINUTE, type WindowView, windowStarts } from './windows.js';
 
 export const BAN_RECHECK_MS = 10_000;
@@ -202,7 +202,7 @@ export function refusalCache(store: CounterStore, options: RefusalCacheOptions =
     return banUntil ? { admitted: false, reason: 'banned', banUntil, windows: admission.windows } : admission;
   }
 
-  async function consume(customerId: string, limits: Limits, nowMs: number): Promise<Admission> {
+  async function consume(customerId: string, limits: Limits, nowMs: number, options?: ConsumeOptions): Promise<Admission> {
     const now = Math.floor(nowMs / 1000);
     const entry = entries.get(keyOf(customerId, limits));
     const refusal = entry && active(entry, now);
@@ -219,12 +219,12 @@ export function refusalCache(store: CounterStore, options: RefusalCacheOptions =
       refusal.checking = true;
       refusal.checkedAtMs = nowMs;
       try {
-        return await decide(customerId, limits, nowMs, await store.consume(customerId, limits, nowMs));
+        return await decide(customerId, limits, nowMs, await store.consume(customerId, limits, nowMs, options));
       } finally {
         refusal.checking = false;
       }
     }
-    return decide(customerId, limits, nowMs, await store.consume(customerId, limits, nowMs));
+    return decide(customerId, limits, nowMs, await store.consume(customerId, limits, nowMs, options));
   }
 
   function knowsRefused(customerId: string, limits: Limits, nowMs: number): boolean {

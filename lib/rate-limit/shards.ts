@@ -39,8 +39,8 @@ export function shardLimits(limits: Limits, n: number, i: number): Limits {
 
 /**
  * The key of shard i. Shard 0 is the customer's own key, so an unsharded customer has exactly the one item it
- * always had, and that item also holds the refusal count. Customer ids never contain "#", and the key of a
- * deprecated-call record starts with "deprecated#", so these keys meet nothing else in the table.
+ * always had, and that item also holds the refusal count. Customer ids never contain "#", and the key of an earlier
+ * version's deprecated-call record starts with "deprecated#", so these keys meet nothing else in the table.
  */
 export function shardKey(customerId: string, i: number): string {
   return i === 0 ? customerId : `shard#${i}#${customerId}`;

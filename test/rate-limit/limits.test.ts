@@ -3,7 +3,7 @@
  * minute and day boundaries: exact counts, headers on every response, 429 with Retry-After, bans.
  */
 import { randomUUID } from 'node:crypto';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { handler as createCategory } from '../../functions/create-category.js';
 import { handler as getPetById } from '../../functions/get-pet-by-id.js';
@@ -11,13 +11,15 @@ import { handler as getRateLimitStatus } from '../../functions/get-rate-limit-st
 import { handler as listCategories } from '../../functions/list-categories.js';
 import { resetClock, setClock } from '../../lib/clock.js';
 import { config, setConfig } from '../../lib/config.js';
-import { documentClient } from '../../lib/dynamo/client.js';
+import { documentClient, dynamoClient } from '../../lib/dynamo/client.js';
 import { PLAN_LIMITS, type Plan } from '../../lib/plans.js';
-import { dayCountName, minuteCountName } from '../../lib/rate-limit/counter-item.js';
+import { callCountName, dayCountName, minuteCountName } from '../../lib/rate-limit/counter-item.js';
 import { deprecatedCallStore } from '../../lib/rate-limit/deprecated-calls.js';
 import { dynamoRateLimiter } from '../../lib/rate-limit/dynamo-limiter.js';
+import { ITEM_CAPACITY_PER_MINUTE, shardCount, shardKey } from '../../lib/rate-limit/shards.js';
 import { storedCounts } from '../support/counters.js';
 import { testDb } from '../support/customers.js';
+import { recordCalls } from '../support/dynamo-calls.js';
 import { type Answer, invoke, proxyEvent } from '../support/events.js';
 
 // The clock below is years ahead; keep GET /pets/{petId} before its sunset for the deprecated-call count.
@@ -26,6 +28,8 @@ afterAll(() => setConfig(undefined));
 const COUNTERS_TABLE = process.env.COUNTERS_TABLE ?? '';
 const counters = dynamoRateLimiter(documentClient(), COUNTERS_TABLE, { banSeconds: 900 });
 const deprecatedCalls = deprecatedCallStore(documentClient(), COUNTERS_TABLE);
+const storedItem = async (customerId: string) =>
+  (await documentClient().send(new GetCommand({ TableName: COUNTERS_TABLE, Key: { customerId }, ConsistentRead: true }))).Item;
 
 /**
  * 2036-03-10 12:34:00 UTC: a minute start, well inside a day, and in the future: DynamoDB Local applies the
@@ -255,15 +259,63 @@ describe('GET /rate-limit', () => {
 });
 
 describe('deprecated operations are counted per customer', () => {
-  it('each admitted call to getPetById is counted with its time; refused ones are not', async () => {
-    const c = customer('enterprise', { perMinute: 2, perDay: 100 });
-    const authorizer = { customerId: c.customerId, keyId: 'key_0000000000000000', plan: 'enterprise', perMinute: '2', perDay: '100' };
-    const pet = () =>
-      invoke(getPetById, proxyEvent({ path: '/pets/7', resource: '/pets/{petId}', pathParameters: { petId: '7' }, authorizer }));
-    expect((await pet()).status).toBe(501);
-    expect((await pet()).status).toBe(501);
-    expect((await pet()).status).toBe(429);
-    expect(await deprecatedCalls.read(c.customerId)).toEqual({ getPetById: { count: 2, last: new Date(now).toISOString() } });
+  const pet = (c: { customerId: string }, limits: { perMinute: number; perDay: number }) => {
+    const authorizer = {
+      customerId: c.customerId,
+      keyId: 'key_0000000000000000',
+      plan: 'enterprise',
+      perMinute: String(limits.perMinute),
+      perDay: String(limits.perDay),
+    };
+    return invoke(getPetById, proxyEvent({ path: '/pets/7', resource: '/pets/{petId}', pathParameters: { petId: '7' }, authorizer }));
+  };
+
+  it('each admitted call to getPetById is counted with its time, by the admitting write itself; refused ones are not', async () => {
+    const limits = { perMinute: 2, perDay: 100 };
+    const c = customer('enterprise', limits);
+    const recorder = recordCalls(dynamoClient(), 'deprecatedCallRecorder');
+    try {
+      expect((await pet(c, limits)).status).toBe(501);
+      now += 1_500;
+      expect((await pet(c, limits)).status).toBe(501);
+      // One write per admitted call: the admission, which counts the call too.
+      expect(recorder.take().map((call) => call.command)).toEqual(['UpdateItemCommand', 'UpdateItemCommand']);
+      now += 1_000;
+      expect((await pet(c, limits)).status).toBe(429);
+    } finally {
+      recorder.detach();
+    }
+    const last = new Date(Math.floor((T0 + 1_500) / 1000) * 1000).toISOString();
+    expect(await deprecatedCalls.read(c.customerId)).toEqual({ getPetById: { count: 2, last } });
+  });
+
+  it("a sharded customer's calls are added up over its items, and the earlier record's calls are added in", async () => {
+    const c = { customerId: `rl-dep-${randomUUID().slice(0, 8)}` };
+    // Two items: each request goes to the next one in turn.
+    const limits = { perMinute: ITEM_CAPACITY_PER_MINUTE + 1, perDay: 1_000_000_000 };
+    expect(shardCount(limits)).toBe(2);
+    for (let i = 0; i < 4; i++) {
+      now = T0 + i * 1_000;
+      expect((await pet(c, limits)).status).toBe(501);
+    }
+    const perItem = await Promise.all([0, 1].map((i) => storedItem(shardKey(c.customerId, i))));
+    expect(perItem.map((item) => item?.[callCountName('getPetById')])).toEqual([2, 2]);
+    await documentClient().send(
+      new PutCommand({
+        TableName: COUNTERS_TABLE,
+        Item: {
+          customerId: `deprecated#${c.customerId}`,
+          count_getPetById: 5,
+          last_getPetById: '2036-03-01T08:00:00.000Z',
+          count_oldOp: 1,
+          last_oldOp: '2036-02-01T08:00:00.000Z',
+        },
+      }),
+    );
+    expect(await deprecatedCalls.read(c.customerId)).toEqual({
+      getPetById: { count: 9, last: new Date(T0 + 3_000).toISOString() },
+      oldOp: { count: 1, last: '2036-02-01T08:00:00.000Z' },
+    });
   });
 });
 
