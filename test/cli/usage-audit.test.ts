@@ -116,6 +116,17 @@ describe('usage by day and by month', () => {
     expect(json.total.admitted).toBe(json.customers.reduce((s: number, c: { admitted: number }) => s + c.admitted, 0));
     expect((await cli('usage', '--month', '2036-02')).customers.every((c: { admitted: number }) => c.admitted === 0)).toBe(true);
   });
+
+  it('usage <customerId>: the calls to a deprecated operation, counted over HTTP, past its sunset too', async () => {
+    await cli('customers', 'set-plan', 'bill-pets', 'pro');
+    const key = (await cli('keys', 'create', 'bill-pets')).apiKey;
+    expect((await cli('usage', 'bill-pets')).deprecatedCalls).toEqual({});
+    // The clock is past the default sunset: 410 GONE, and each admitted call is counted all the same.
+    for (let i = 0; i < 2; i++) expect((await call('/pets/7', { key })).status).toBe(410);
+    const last = new Date(Math.floor(now / 1000) * 1000).toISOString();
+    expect((await cli('usage', 'bill-pets')).deprecatedCalls).toEqual({ getPetById: { count: 2, last } });
+    expect((await petstore('usage', 'bill-pets')).stdout).toContain(`deprecated operations: getPetById 2 calls, last ${last}`);
+  });
 });
 
 describe('audit trail', () => {
@@ -198,7 +209,7 @@ describe('audit trail', () => {
   it('audit without --customer lists every customer; --since leaves out what came before', async () => {
     const all = await cli('audit');
     expect(new Set(all.map((e: { customerId: string }) => e.customerId))).toEqual(
-      new Set(['audited', 'bill-free', 'bill-pro', 'bill-idle', 'bill-tight']),
+      new Set(['audited', 'bill-free', 'bill-pro', 'bill-idle', 'bill-pets', 'bill-tight']),
     );
     const ats = all.map((e: { at: string }) => e.at);
     expect(ats).toEqual([...ats].sort());
