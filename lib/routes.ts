@@ -75,7 +75,9 @@ export function defineRoute<TQuota extends Quota, TBody = unknown>(route: Route<
   if (route.runsBeforeAdmission && Object.entries(route.tables).some(([table, access]) => table !== 'counters' && access === 'write')) {
     throw new Error(`${where}: only a route that writes nothing but counters may run before admission`);
   }
-  if (route.runsBeforeAdmission && route.deprecation) throw new Error(`${where}: a deprecated call is recorded after admission`);
+  if (route.runsBeforeAdmission && route.deprecation) {
+    throw new Error(`${where}: a deprecated call is logged, and answered 410 after the sunset, once it is admitted`);
+  }
   if (route.quota === 'peek' && route.tables.counters !== 'read') throw new Error(`${where}: peeking reads the counters table`);
   if (route.quota === 'consume' && route.tables.counters !== 'write') throw new Error(`${where}: counting writes the counters table`);
   if (route.idempotent && route.method !== 'POST') throw new Error(`${where}: only a POST takes an Idempotency-Key`);
