@@ -40,28 +40,44 @@ function cannon(url: string, apiKey: string, seconds: number): Promise<autocanno
   });
 }
 
-function summarise(server: string, result: autocannon.Result): LoadResult {
+/** The slices of one server, as one result: requests over the whole time; p50 the slices' median, p99 their worst. */
+function summarise(server: string, slices: autocannon.Result[], seconds: number): LoadResult {
+  const sum = (pick: (r: autocannon.Result) => number) => slices.reduce((total, r) => total + pick(r), 0);
+  const p50s = slices.map((r) => r.latency.p50).sort((a, b) => a - b);
   return {
     server,
-    requestsPerSecond: result.requests.average,
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    total: result.requests.total,
-    non2xx: result.non2xx,
-    errors: result.errors + result.timeouts,
+    requestsPerSecond: sum((r) => r.requests.total) / seconds,
+    p50Ms: p50s[Math.floor(p50s.length / 2)] ?? 0,
+    p99Ms: Math.max(...slices.map((r) => r.latency.p99)),
+    total: sum((r) => r.requests.total),
+    non2xx: sum((r) => r.non2xx),
+    errors: sum((r) => r.errors + r.timeouts),
   };
 }
 
-export async function endToEnd(env: Record<string, string>, apiKey: string, seconds: number): Promise<LoadResult[]> {
+/** Measured slices per server, taken in turn. */
+const SLICES = 3;
+
+/**
+ * Both servers under the same load, `seconds` each: a warm-up of each, then SLICES slices in turn (two cores: never
+ * both at once), so that drift (DynamoDB Local's JIT, other work on a shared machine) hits both alike. Every run
+ * has a customer of its own (`newApiKey`), so neither server's requests meet the other's or a per-minute limit.
+ */
+export async function endToEnd(env: Record<string, string>, newApiKey: () => Promise<string>, seconds: number): Promise<LoadResult[]> {
   const gateway = await startChild('../../infra/local/serve.ts', { ...env, AUTHORIZER_CACHE_TTL: '60' });
   const minimal = await startChild('./minimal-server.ts', env);
+  const servers = [gateway, minimal];
   try {
-    // A short warm-up of each, then the measured runs one after the other (two cores: never both at once).
-    await cannon(`${gateway.url}/v1/categories`, apiKey, 3);
-    const real = summarise('local gateway + Middy handlers', await cannon(`${gateway.url}/v1/categories`, apiKey, seconds));
-    await cannon(`${minimal.url}/v1/categories`, apiKey, 3);
-    const bare = summarise('minimal node:http, same DynamoDB calls', await cannon(`${minimal.url}/v1/categories`, apiKey, seconds));
-    return [real, bare];
+    for (const server of servers) await cannon(`${server.url}/v1/categories`, await newApiKey(), 3);
+    const slices: autocannon.Result[][] = [[], []];
+    for (let i = 0; i < SLICES; i++) {
+      for (const [s, server] of servers.entries())
+        slices[s]?.push(await cannon(`${server.url}/v1/categories`, await newApiKey(), seconds / SLICES));
+    }
+    return [
+      summarise('local gateway + Middy handlers', slices[0] ?? [], seconds),
+      summarise('minimal node:http, same DynamoDB calls', slices[1] ?? [], seconds),
+    ];
   } finally {
     gateway.child.kill();
     minimal.child.kill();
