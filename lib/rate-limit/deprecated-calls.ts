@@ -8,7 +8,8 @@
  * Before that, each call was a second write to an item of its own, `deprecated#<customerId>`, without a TTL; what
  * such an item holds is added in, so an update loses none of the calls counted before it.
  */
-import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { getItems } from '../dynamo/batch-get.js';
 import { CALL_COUNT_NAME, lastCallName } from './counter-item.js';
 import { MAX_SHARDS, shardKey } from './shards.js';
 
@@ -20,22 +21,12 @@ const LEGACY_COUNT_NAME = /^count_(.+)$/;
 
 export function deprecatedCallStore(db: DynamoDBDocumentClient, table: string) {
   /** Every item that may hold the customer's calls (it is not told the shard count: it asks for all). */
-  async function items(customerId: string): Promise<Record<string, unknown>[]> {
-    let keys: Record<string, unknown>[] = [
+  function items(customerId: string): Promise<Record<string, unknown>[]> {
+    const keys = [
       ...Array.from({ length: MAX_SHARDS }, (_, i) => ({ customerId: shardKey(customerId, i) })),
       { customerId: legacyKey(customerId) },
     ];
-    const found: Record<string, unknown>[] = [];
-    // BatchGetItem may leave keys unprocessed under load; ask again for those.
-    for (let attempt = 0; keys.length && attempt < 5; attempt++) {
-      const { Responses, UnprocessedKeys } = await db.send(
-        new BatchGetCommand({ RequestItems: { [table]: { Keys: keys, ConsistentRead: true } } }),
-      );
-      found.push(...(Responses?.[table] ?? []));
-      keys = UnprocessedKeys?.[table]?.Keys ?? [];
-    }
-    if (keys.length) throw new Error(`deprecated calls: ${keys.length} counter items of ${customerId} stayed unprocessed`);
-    return found;
+    return getItems(db, table, keys);
   }
 
   return {

@@ -17,7 +17,8 @@
  * the request tries the next one. A 429 is answered only when every item has refused in the request's window, so
  * a sharded customer never gets a 429 while quota remains anywhere.
  */
-import { BatchGetCommand, type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { getItems } from '../dynamo/batch-get.js';
 import type { Limits } from '../plans.js';
 import { recordDays, USAGE_RETENTION_DEFAULT_DAYS } from '../usage/history.js';
 import { type BanOptions, refusals } from './ban.js';
@@ -238,19 +239,11 @@ export function dynamoRateLimiter(db: DynamoDBDocumentClient, table: string, opt
       return [counterItem(Item)];
     }
     const byKey = new Map<string, CounterItem>();
-    let keys: Record<string, unknown>[] = Array.from({ length: n }, (_, i) => ({ customerId: shardKey(customerId, i) }));
-    // BatchGetItem may leave keys unprocessed under load; ask again for those (at most 20 keys, one call).
-    for (let attempt = 0; keys.length && attempt < 5; attempt++) {
-      const { Responses, UnprocessedKeys } = await db.send(
-        new BatchGetCommand({ RequestItems: { [table]: { Keys: keys, ConsistentRead: true } } }),
-      );
-      for (const raw of Responses?.[table] ?? []) {
-        const item = counterItem(raw);
-        if (item) byKey.set(item.customerId, item);
-      }
-      keys = UnprocessedKeys?.[table]?.Keys ?? [];
+    const keys = Array.from({ length: n }, (_, i) => ({ customerId: shardKey(customerId, i) }));
+    for (const raw of await getItems(db, table, keys)) {
+      const item = counterItem(raw);
+      if (item) byKey.set(item.customerId, item);
     }
-    if (keys.length) throw new Error(`rate limiter: ${keys.length} counter items of ${customerId} stayed unprocessed`);
     return Array.from({ length: n }, (_, i) => byKey.get(shardKey(customerId, i)));
   }
 
