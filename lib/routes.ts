@@ -75,6 +75,9 @@ export function defineRoute<TQuota extends Quota, TBody = unknown>(route: Route<
   if (route.runsBeforeAdmission && Object.entries(route.tables).some(([table, access]) => table !== 'counters' && access === 'write')) {
     throw new Error(`${where}: only a route that writes nothing but counters may run before admission`);
   }
+  if (route.deprecation && route.quota !== 'consume') {
+    throw new Error(`${where}: a deprecated call is counted by the write that admits it, so the route must consume quota`);
+  }
   if (route.runsBeforeAdmission && route.deprecation) {
     throw new Error(`${where}: a deprecated call is logged, and answered 410 after the sunset, once it is admitted`);
   }

@@ -6,10 +6,10 @@
  * (window starts and times in Unix seconds; `r…` and `x…` on a customer's first item only; `calls_…` and
  * `lastCall_…` for deprecated operations, written by the admitting write itself, deprecated-calls.ts). A new
  * minute is simply a name not written yet, so the first request of a window costs the same single write as any
- * other, and concurrent first requests cannot race. Names of ended minutes are removed by later writes (`staleMinuteNames`). A day's counts
- * (`d…` admitted, `x…` refused for a used-up window) are the usage history's: once final (`finishedDays`) they are
- * moved to the customer's history item by a guarded transaction (lib/usage/history.ts), and until then readers
- * take them from here. The item expires by TTL the retention after its last day (`retainUntil`), so an idle
+ * other, and concurrent first requests cannot race. Names of ended minutes are removed by later writes
+ * (`staleMinuteNames`). A day's counts (`d…` admitted, `x…` refused for a used-up window) are the usage history's:
+ * once final (`finishedDays`) they are moved to the customer's history item by a guarded transaction
+ * (lib/usage/history.ts), and until then readers take them from here. The item expires by TTL the retention after its last day (`retainUntil`), so an idle
  * customer's unmoved days are kept as long as the history. Large Enterprise customers are counted on several items
  * (shards.ts), each with this encoding; `customerId` is then the shard's key.
  * All names of the encoding live here; the limiter and the ban logic speak in windows and refusals.

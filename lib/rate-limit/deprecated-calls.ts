@@ -50,7 +50,9 @@ export function deprecatedCallStore(db: DynamoDBDocumentClient, table: string) {
         }
       }
       const calls: DeprecatedCalls = {};
-      for (const [operationId, { count, lastMs }] of totals) calls[operationId] = { count, last: new Date(lastMs).toISOString() };
+      // A count without a readable time (which no write of ours leaves) shows no time rather than 1970.
+      for (const [operationId, { count, lastMs }] of totals)
+        calls[operationId] = { count, last: lastMs > 0 ? new Date(lastMs).toISOString() : '' };
       return calls;
     },
   };

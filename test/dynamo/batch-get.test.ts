@@ -53,6 +53,13 @@ describe('getItems', () => {
     expect(found.map((item) => item.customerId).sort()).toEqual(keys.slice(0, 5).map((key) => key.customerId));
   });
 
+  it('refuses more keys than one BatchGetItem takes, before asking DynamoDB', async () => {
+    calls = 0;
+    const many = Array.from({ length: 101 }, (_, i) => ({ customerId: `${prefix}-many-${i}` }));
+    await expect(getItems(db, TABLE, many)).rejects.toThrow(/101 keys asked for at once; BatchGetItem takes 100/);
+    expect(calls).toBe(0);
+  });
+
   // Each answer gives one item: after five, the key without an item is still unprocessed.
   it('fails, rather than answer with part of the items, when keys stay unprocessed', async () => {
     withholding = 100;

@@ -49,6 +49,15 @@ describe('defineRoute refuses a definition the generators cannot use', () => {
     ['a peek route that does not read the counters', { quota: 'peek', tables: {} }, /peeking reads the counters table/],
     ['a handler name that is not a file name', { handler: '../probe' }, /kebab-case/],
     [
+      'a deprecated route that does not consume quota (the admitting write counts its calls)',
+      {
+        quota: 'peek',
+        tables: { counters: 'read' },
+        deprecation: { since: '2026-06-01T00:00:00Z', sunset: '2027-06-01T00:00:00Z', docsUrl: 'https://example.com' },
+      },
+      /a deprecated call is counted by the write that admits it/,
+    ],
+    [
       'an idempotent GET',
       { idempotent: true, tables: { counters: 'write', idempotency: 'write' } },
       /only a POST takes an Idempotency-Key/,
