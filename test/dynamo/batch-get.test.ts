@@ -5,7 +5,7 @@
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { getItems } from '../../lib/dynamo/batch-get.js';
 import { createDynamoClient } from '../../lib/dynamo/create-client.js';
 
@@ -45,6 +45,11 @@ beforeAll(async () => {
 });
 
 describe('getItems', () => {
+  // A failed test leaves no withholding behind for the next.
+  afterEach(() => {
+    withholding = 0;
+  });
+
   it('asks again for the keys a BatchGetItem left unprocessed, and returns every item found', async () => {
     withholding = 2;
     calls = 0;
@@ -66,6 +71,5 @@ describe('getItems', () => {
     calls = 0;
     await expect(getItems(db, TABLE, keys)).rejects.toThrow(/1 of 6 items stayed unprocessed after 5 attempts/);
     expect(calls).toBe(5);
-    withholding = 0;
   });
 });
