@@ -18,9 +18,6 @@ export const STAGES = [
   { stage: 'staging', port: settings.STAGING_PORT },
 ] as const;
 
-// Node 20 is supported here until the SDK drops it; the notice is known and repeats in every process.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-
 const serveScript = fileURLToPath(new URL('./serve.ts', import.meta.url));
 const children: ChildProcess[] = [];
 let dynamoLocal: DynamoLocal | undefined;

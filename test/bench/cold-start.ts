@@ -198,7 +198,7 @@ function coldRun(node: string, bundle: string, event: unknown, env: Record<strin
 
 export async function coldStarts(events: Record<string, () => unknown>, local: LocalDynamo, runs: number): Promise<ColdStart[]> {
   const functions = synthesizedFunctions();
-  const node = await node24();
+  const node = node24();
   const minimal = await minimalBundle();
   const results: ColdStart[] = [];
   for (const [fn, deployed] of functions) {

@@ -11,7 +11,6 @@ import { ensureTables } from '../../infra/local/tables.js';
 import { createDynamoClient } from '../../lib/dynamo/create-client.js';
 import { localTableNames } from '../../lib/dynamo/tables.js';
 
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 const quick = process.argv.includes('--quick');
 const coldOnly = process.argv.includes('--cold');
 const settings = {

@@ -21,9 +21,6 @@ import { admittedInDay } from '../../lib/rate-limit/counter-item.js';
 import { categoryIntegrity } from '../support/category-integrity.js';
 import { startLocal } from '../support/start-process.js';
 
-// Node 20 is supported until the SDK drops it (see README); its notice would only clutter the report.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-
 const SECONDS = Number(process.env.LOAD_SECONDS ?? '60');
 const dataDir = mkdtempSync(join(tmpdir(), 'petstore-load-'));
 const failures: string[] = [];

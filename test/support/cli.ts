@@ -30,10 +30,7 @@ export async function petstore(...args: string[]): Promise<CliResult> {
   return { code, stdout, stderr };
 }
 
-/**
- * `npm run petstore -- …` as a child process, with an operator's environment: STAGE empty, and no switch silencing the
- * SDK's Node version notice (the CLI's entry sets it itself).
- */
+/** `npm run petstore -- …` as a child process, with an operator's environment: STAGE empty. */
 export function petstoreProcess(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   return new Promise((resolve) => {
     const child = spawn('npm', ['run', '--silent', 'petstore', '--', ...args], {
@@ -41,7 +38,6 @@ export function petstoreProcess(args: string[], env: Record<string, string> = {}
         ...process.env,
         PETSTORE_TABLE_PREFIX: TEST_PREFIX,
         STAGE: '',
-        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: undefined,
         ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],

