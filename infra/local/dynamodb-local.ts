@@ -32,7 +32,7 @@ export function checkJava(): void {
   const result = spawnSync('java', ['-version'], { encoding: 'utf8' });
   if (result.error || result.status !== 0) {
     throw new JavaMissingError(
-      'Java 17 or newer is required to run DynamoDB Local (install e.g. openjdk-17-jre-headless), or set DYNAMODB_ENDPOINT to an existing DynamoDB endpoint.',
+      'Java 17 or newer is required to run DynamoDB Local (install e.g. openjdk-17-jdk-headless), or set DYNAMODB_ENDPOINT to an existing DynamoDB endpoint.',
     );
   }
   const major = Number(/version "(\d+)/.exec(result.stderr)?.[1] ?? '0');
