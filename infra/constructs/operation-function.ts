@@ -53,12 +53,13 @@ export class OperationFunction extends ApiFunction {
     this.bindTables(route.tables, props.tables);
   }
 
-  /** The route's method on `api` (behind the API's default authorizer), integrated with this function. */
+  /** The route's method on `api` (behind the API's default authorizer), integrated with this function's live alias. */
   addMethodTo(api: RestApi): Method {
     const { route } = this;
-    // allowTestInvoke: false, so the only principal that may invoke an operation is this stage's API.
+    // allowTestInvoke: false, so the only principal that may invoke an operation is this stage's API; and through the
+    // alias, so the integration's URI and its invoke permission name the alias: API Gateway cannot reach $LATEST.
     return api.root
       .resourceForPath(route.path)
-      .addMethod(route.method, new LambdaIntegration(this, { allowTestInvoke: false }), { operationName: route.operationId });
+      .addMethod(route.method, new LambdaIntegration(this.live, { allowTestInvoke: false }), { operationName: route.operationId });
   }
 }

@@ -34,6 +34,8 @@ export interface PetStoreApiProps extends FunctionLogProps {
   readonly tables: Readonly<Record<TableId, ITable>>;
   /** How long API Gateway caches an authorizer decision; revocations take effect within it. */
   readonly authorizerCacheTtl: Duration;
+  /** @default 0: no provisioned concurrency on the authorizer's live alias */
+  readonly authorizerProvisionedConcurrency?: number;
   /** The stage-wide backstop, far above any plan: requests per second and burst. */
   readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
   readonly operations: OperationSettings;
@@ -47,6 +49,8 @@ export class PetStoreApi extends Construct {
   readonly authorizerFunction: ApiFunction;
   /** Keyed by operationId. */
   readonly functions: Readonly<Record<string, OperationFunction>>;
+  /** The authorizer's function and every operation's: what a release deploys. */
+  readonly allFunctions: readonly ApiFunction[];
   readonly accessLogGroup: LogGroup;
   /** The base URL clients use, ending in /v1 (no trailing slash). */
   readonly url: string;
@@ -61,6 +65,7 @@ export class PetStoreApi extends Construct {
       ...logs,
       stage,
       cacheTtl: props.authorizerCacheTtl,
+      provisionedConcurrency: props.authorizerProvisionedConcurrency,
       tables: props.tables,
     });
     this.authorizerFunction = this.authorizer.handlerFunction;
@@ -106,6 +111,7 @@ export class PetStoreApi extends Construct {
       functions[route.operationId] = fn;
     }
     this.functions = functions;
+    this.allFunctions = [this.authorizerFunction, ...Object.values(functions)];
 
     addGatewayResponses(this.api);
 
