@@ -15,6 +15,7 @@ import {
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { CfnPermission } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { TableId } from '../../lib/dynamo/tables.js';
@@ -114,6 +115,13 @@ export class PetStoreApi extends Construct {
     this.allFunctions = [this.authorizerFunction, ...Object.values(functions)];
 
     addGatewayResponses(this.api);
+
+    // The stage moves to a new deployment only once every invoke permission of the aliases exists: on the deploy
+    // that first pointed the integrations and the authorizer at aliases, API Gateway would otherwise have called
+    // aliases for a few seconds before they allowed it.
+    for (const permission of this.node.findAll().filter((child) => child instanceof CfnPermission)) {
+      this.api.latestDeployment?.node.addDependency(permission);
+    }
 
     if (props.customDomain) {
       this.domain = new CustomDomain(this, 'Domain', { ...props.customDomain, api: this.api });
