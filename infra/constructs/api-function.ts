@@ -173,7 +173,8 @@ export class ApiFunction extends NodejsFunction {
     this.live = new Alias(this, 'Live', {
       aliasName: LIVE_ALIAS,
       version: this.currentVersion,
-      provisionedConcurrentExecutions: props.provisionedConcurrency ? props.provisionedConcurrency : undefined,
+      // 0 means none: no ProvisionedConcurrencyConfig at all, rather than one of 0.
+      provisionedConcurrentExecutions: props.provisionedConcurrency || undefined,
     });
   }
 

@@ -116,9 +116,9 @@ export class PetStoreApi extends Construct {
 
     addGatewayResponses(this.api);
 
-    // The stage moves to a new deployment only once every invoke permission of the aliases exists: on the deploy
-    // that first pointed the integrations and the authorizer at aliases, API Gateway would otherwise have called
-    // aliases for a few seconds before they allowed it.
+    // The stage moves to a new deployment only once every invoke permission of the aliases exists. Otherwise
+    // CloudFormation may switch the stage to integrations whose permission is still being created (a new alias, a
+    // replaced permission), and API Gateway answers 500 until it is.
     for (const permission of this.node.findAll().filter((child) => child instanceof CfnPermission)) {
       this.api.latestDeployment?.node.addDependency(permission);
     }
