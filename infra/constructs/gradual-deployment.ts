@@ -159,7 +159,7 @@ export class GradualDeployment extends Construct {
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         evaluationPeriods: 1,
       });
-      groups[name] = new LambdaDeploymentGroup(this, name, {
+      const group = new LambdaDeploymentGroup(this, name, {
         application: this.application,
         deploymentGroupName: name,
         alias: live,
@@ -170,6 +170,10 @@ export class GradualDeployment extends Construct {
         // A deployment an operator stops is rolled back too, so "stop" never leaves the alias split between versions.
         autoRollback: { failedDeployment: true, stoppedDeployment: true, deploymentInAlarm: true },
       });
+      // The alias is updated (and the deployment started) only after its group and the group's alarms are: the
+      // error alarm must already watch the new version. CloudFormation does not order by the update policy's refs.
+      live.node.addDependency(group);
+      groups[name] = group;
       errorAlarms[name] = errorAlarm;
     }
     this.deploymentGroups = groups;

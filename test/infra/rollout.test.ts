@@ -17,7 +17,13 @@ import { CDK_JSON_CONTEXT, synthApp } from './synth-app.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: synthesized CloudFormation is untyped JSON; the assertions check its shape.
 type Json = any;
-type Resource = { Type: string; Properties?: Record<string, Json>; UpdatePolicy?: Json; DeletionPolicy?: string; DependsOn?: string[] };
+type Resource = {
+  Type: string;
+  Properties?: Record<string, Json>;
+  UpdatePolicy?: Json;
+  DeletionPolicy?: string;
+  DependsOn?: string[];
+};
 
 let app: ReturnType<typeof synthApp>;
 const resources = {} as Record<Stage, Record<string, Resource>>;
@@ -146,6 +152,8 @@ describe.each(STAGES)('the %s stack', (stage) => {
       expect(alias?.UpdatePolicy).toEqual({
         CodeDeployLambdaAliasUpdate: { ApplicationName: ref(applicationId ?? ''), DeploymentGroupName: ref(groupId) },
       });
+      // Updated after its group and alarms, so the error alarm already watches the new version when traffic moves.
+      expect(alias?.DependsOn, name).toContain(groupId);
       expect(resources[stage][groupId]?.Properties).toMatchObject({
         ApplicationName: ref(applicationId ?? ''),
         DeploymentGroupName: name,
