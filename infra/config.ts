@@ -7,6 +7,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import * as v from 'valibot';
 import { DEPRECATION_DEFAULTS, sunsetProblem } from '../lib/deprecation.js';
 import type { Stage } from '../lib/stacks.js';
+import { DEPLOYMENT_CONFIGS, type DeploymentConfigName } from './constructs/gradual-deployment.js';
 
 const wholeNumber = (min: number, max: number, fallback: number) =>
   v.pipe(
@@ -43,6 +44,8 @@ const RETENTION_DAYS: readonly RetentionDays[] = Object.values(RetentionDays).fi
 );
 const isRetentionDays = (days: number): days is RetentionDays => RETENTION_DAYS.some((allowed) => allowed === days);
 
+const DEPLOYMENT_CONFIG_NAMES = Object.keys(DEPLOYMENT_CONFIGS).filter((name): name is DeploymentConfigName => name in DEPLOYMENT_CONFIGS);
+
 export const StageSettingsSchema = v.pipe(
   v.object({
     /** How long API Gateway caches an authorizer decision; revocations take effect within it. 0 disables caching. */
@@ -70,6 +73,26 @@ export const StageSettingsSchema = v.pipe(
     /** Requests one IP may make in any 5-minute window before WAF blocks it (WAF's minimum is 10). */
     wafRateLimitPer5Minutes: wholeNumber(10, 2_000_000_000, 2000),
     logRetentionDays: v.pipe(wholeNumber(1, 3653, 90), v.guard(isRetentionDays, `must be one of ${RETENTION_DAYS.join(', ')}`)),
+    /**
+     * How CodeDeploy moves each function's traffic to a new version: one of CodeDeploy's predefined Lambda
+     * configurations, named without the `CodeDeployDefault.Lambda` prefix. The default is gradual, so a stage
+     * nobody configured still rolls out in steps; cdk.json sets staging to AllAtOnce.
+     */
+    deploymentConfig: v.optional(
+      v.picklist(DEPLOYMENT_CONFIG_NAMES, `must be one of ${DEPLOYMENT_CONFIG_NAMES.join(', ')}`),
+      'Canary10Percent5Minutes',
+    ),
+    /**
+     * Provisioned concurrency of the authorizer's live alias ("warm authorizer"): environments kept initialised and
+     * billed around the clock. 0 (the default) turns it off. It counts against the account's concurrency.
+     */
+    authorizerProvisionedConcurrency: wholeNumber(0, 100, 0),
+    /**
+     * Whether CodeDeploy stops and rolls back a deployment when a rollout alarm fires. Turned off only for one
+     * deploy, on the command line (-c petstore:production:rollbackOnAlarm=false): a fix shipped while the API is
+     * already answering 5xx, which the 5xx alarm would otherwise roll back.
+     */
+    rollbackOnAlarm: flag(true),
   }),
   v.check(
     (s) => (s.domainName === undefined) === (s.certificateArn === undefined),

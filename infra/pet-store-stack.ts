@@ -1,12 +1,14 @@
 /**
- * One environment of the Pet Store: tables, API (with its functions) and monitoring. The stack only wires these
- * constructs together; each concern lives in its construct. Production and staging are two instances of it.
+ * One environment of the Pet Store: tables, API (with its functions), monitoring and the gradual rollout of new
+ * function versions. The stack only wires these constructs together; each concern lives in its construct.
+ * Production and staging are two instances of it.
  */
 import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { TABLES } from '../lib/dynamo/tables.js';
 import { API_URL_OUTPUT, type Stage, TABLE_OUTPUT_KEYS } from '../lib/stacks.js';
 import type { StageSettings } from './config.js';
+import { GradualDeployment } from './constructs/gradual-deployment.js';
 import { Monitoring } from './constructs/monitoring.js';
 import { PetStoreApi } from './constructs/pet-store-api.js';
 import { PetStoreTables } from './constructs/tables.js';
@@ -22,6 +24,7 @@ export class PetStoreStack extends Stack {
   readonly tables: PetStoreTables;
   readonly api: PetStoreApi;
   readonly monitoring: Monitoring;
+  readonly rollout: GradualDeployment;
   readonly webAcl?: WebAcl;
 
   constructor(scope: Construct, id: string, props: PetStoreStackProps) {
@@ -43,6 +46,7 @@ export class PetStoreStack extends Stack {
       logRetention: settings.logRetentionDays,
       logRemovalPolicy: removalPolicy,
       authorizerCacheTtl: Duration.seconds(settings.authorizerCacheTtlSeconds),
+      authorizerProvisionedConcurrency: settings.authorizerProvisionedConcurrency,
       throttle: { rateLimit: settings.throttleRateLimit, burstLimit: settings.throttleBurstLimit },
       operations: {
         banSeconds: settings.banSeconds,
@@ -58,6 +62,14 @@ export class PetStoreStack extends Stack {
       authorizerFunction: this.api.authorizerFunction,
       tables: this.tables.tables,
       alarmEmail: settings.alarmEmail,
+    });
+    this.rollout = new GradualDeployment(this, 'Rollout', {
+      stage,
+      api: this.api.api,
+      functions: this.api.allFunctions,
+      deploymentConfig: settings.deploymentConfig,
+      rollbackOnAlarm: settings.rollbackOnAlarm,
+      alarmTopic: this.monitoring.topic,
     });
     if (settings.wafEnabled) {
       this.webAcl = new WebAcl(this, 'WebAcl', {

@@ -3,13 +3,18 @@
  * inside, JSON logs into its own log group with retention, X-Ray, and a role that starts with nothing but its
  * own log group. `bindTable` hands over a table name and its grant together, so a function cannot be given a
  * table without the matching permissions, nor permissions without the name.
+ *
+ * Callers invoke the function through its `live` alias, never the function itself: the alias points at a published
+ * version, and a deploy that changes the function's code or any version-locked setting (environment, memory,
+ * timeout, …) publishes a new one (CDK's `currentVersion`, whose logical id is a hash of those), which
+ * GradualDeployment then moves the alias to. A deploy that changes neither publishes nothing and moves nothing.
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLevel, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { Alias, ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLevel, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
@@ -71,7 +76,16 @@ export interface ApiFunctionProps extends FunctionLogProps {
    */
   readonly timeout?: Duration;
   readonly description?: string;
+  /**
+   * Execution environments Lambda keeps initialised for the `live` alias (provisioned concurrency), billed whether
+   * used or not.
+   * @default 0: none; every environment starts on demand
+   */
+  readonly provisionedConcurrency?: number;
 }
+
+/** The alias API Gateway invokes, and CodeDeploy moves from version to version. */
+export const LIVE_ALIAS = 'live';
 
 /**
  * Credential providers the SDK's default chain loads with a dynamic import() only when the environment holds no
@@ -105,6 +119,8 @@ export const BUNDLE_EXTERNALS: readonly string[] = [...LAZY_CREDENTIAL_PROVIDERS
 
 export class ApiFunction extends NodejsFunction {
   readonly logGroupRef: LogGroup;
+  /** What every caller invokes: grants, integrations and authorizers take this, never the function. */
+  readonly live: Alias;
 
   constructor(scope: Construct, id: string, props: ApiFunctionProps) {
     // The role and log group are made before the function so the role can be passed in: without it the function
@@ -131,6 +147,9 @@ export class ApiFunction extends NodejsFunction {
       systemLogLevelV2: SystemLogLevel.WARN,
       tracing: Tracing.ACTIVE,
       environment: { ...powertoolsEnvironment(props.environment), ...props.environment },
+      // Old versions are kept when a new one replaces them, so an operator can point the alias back at the previous
+      // version in seconds (docs: rolling back by hand). They cost nothing but storage, and go with the function.
+      currentVersionOptions: { removalPolicy: RemovalPolicy.RETAIN },
       bundling: {
         format: OutputFormat.ESM,
         mainFields: ['module', 'main'],
@@ -150,6 +169,13 @@ export class ApiFunction extends NodejsFunction {
       },
     });
     this.logGroupRef = logGroup;
+    // The version's hash is computed at synthesis, so variables bindTable adds after this still publish a new one.
+    this.live = new Alias(this, 'Live', {
+      aliasName: LIVE_ALIAS,
+      version: this.currentVersion,
+      // 0 means none: no ProvisionedConcurrencyConfig at all, rather than one of 0.
+      provisionedConcurrentExecutions: props.provisionedConcurrency || undefined,
+    });
   }
 
   /** Sets the table's environment variable and grants exactly the actions of `access` on the table itself. */

@@ -2,6 +2,9 @@
  * The REQUEST authorizer on every method: API Gateway passes it the Authorization header, and it checks the key
  * against the keys and customers tables (functions/authorizer.ts). Its function is created beside it, in the same
  * scope, under the id `Authorizer`, so that the logical ids it had before this construct existed stay unchanged.
+ * API Gateway invokes the function's live alias (its URI and invoke permission name it), so a new version of the
+ * authorizer rolls out like any operation's; the decisions API Gateway caches are the authorizer's, whichever
+ * version made them.
  */
 import path from 'node:path';
 import { Duration } from 'aws-cdk-lib';
@@ -29,6 +32,11 @@ export interface ApiKeyAuthorizerProps extends FunctionLogProps {
   readonly tables: Readonly<Record<TableId, ITable>>;
   /** @default AUTHORIZER_TABLES (keys and customers, read) */
   readonly tableUses?: TableUses;
+  /**
+   * Environments kept initialised on the live alias, so that an uncached request never waits for a cold start.
+   * @default 0: none
+   */
+  readonly provisionedConcurrency?: number;
 }
 
 export class ApiKeyAuthorizer extends RequestAuthorizer {
@@ -46,11 +54,12 @@ export class ApiKeyAuthorizer extends RequestAuthorizer {
       environment: { STAGE: stage } satisfies FunctionEnvironment,
       // Every uncached request waits for it: room for the DynamoDB client's retries, yet a hung call fails fast.
       timeout: Duration.seconds(FUNCTION_SETTINGS.authorizerTimeoutSeconds),
+      provisionedConcurrency: props.provisionedConcurrency,
     });
     handlerFunction.bindTables(props.tableUses ?? AUTHORIZER_TABLES, props.tables);
     super(scope, id, {
       authorizerName: `petstore-${stage}-api-key`,
-      handler: handlerFunction,
+      handler: handlerFunction.live,
       identitySources: [IdentitySource.header('Authorization')],
       resultsCacheTtl: props.cacheTtl,
     });

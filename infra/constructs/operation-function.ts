@@ -5,11 +5,12 @@
 import path from 'node:path';
 import { LambdaIntegration, type Method, type RestApi } from 'aws-cdk-lib/aws-apigateway';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { CfnPermission } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import type { FunctionEnvironment } from '../../lib/config.js';
 import type { TableId } from '../../lib/dynamo/tables.js';
 import type { Route } from '../../lib/routes.js';
-import type { Stage } from '../../lib/stacks.js';
+import { API_STAGE_NAME, type Stage } from '../../lib/stacks.js';
 import { ApiFunction, type FunctionLogProps, PROJECT_ROOT } from './api-function.js';
 
 /** What every operation of a stage is told, whichever route it serves. */
@@ -53,12 +54,21 @@ export class OperationFunction extends ApiFunction {
     this.bindTables(route.tables, props.tables);
   }
 
-  /** The route's method on `api` (behind the API's default authorizer), integrated with this function. */
+  /** The route's method on `api` (behind the API's default authorizer), integrated with this function's live alias. */
   addMethodTo(api: RestApi): Method {
     const { route } = this;
-    // allowTestInvoke: false, so the only principal that may invoke an operation is this stage's API.
-    return api.root
+    // allowTestInvoke: false, so the only principal that may invoke an operation is this stage's API; and through the
+    // alias, so the integration's URI and its invoke permission name the alias: API Gateway cannot reach $LATEST.
+    const method = api.root
       .resourceForPath(route.path)
-      .addMethod(route.method, new LambdaIntegration(this, { allowTestInvoke: false }), { operationName: route.operationId });
+      .addMethod(route.method, new LambdaIntegration(this.live, { allowTestInvoke: false }), { operationName: route.operationId });
+    // CDK scopes the invoke permission to the method on the stage by a reference to the stage resource, so
+    // CloudFormation can only create the permission after the stage already serves the integration that needs it.
+    // The same ARN with the stage's literal name depends on the API alone, and PetStoreApi then makes the API's
+    // deployment wait for it (a replaced permission would otherwise leave the method without one for seconds).
+    for (const permission of method.node.children.filter((child) => child instanceof CfnPermission)) {
+      permission.sourceArn = api.arnForExecuteApi(route.method, route.path.replace(/\{[^}]*\}/g, '*'), API_STAGE_NAME);
+    }
+    return method;
   }
 }

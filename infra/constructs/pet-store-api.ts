@@ -15,6 +15,7 @@ import {
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { CfnPermission } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { TableId } from '../../lib/dynamo/tables.js';
@@ -34,6 +35,8 @@ export interface PetStoreApiProps extends FunctionLogProps {
   readonly tables: Readonly<Record<TableId, ITable>>;
   /** How long API Gateway caches an authorizer decision; revocations take effect within it. */
   readonly authorizerCacheTtl: Duration;
+  /** @default 0: no provisioned concurrency on the authorizer's live alias */
+  readonly authorizerProvisionedConcurrency?: number;
   /** The stage-wide backstop, far above any plan: requests per second and burst. */
   readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
   readonly operations: OperationSettings;
@@ -47,6 +50,8 @@ export class PetStoreApi extends Construct {
   readonly authorizerFunction: ApiFunction;
   /** Keyed by operationId. */
   readonly functions: Readonly<Record<string, OperationFunction>>;
+  /** The authorizer's function and every operation's: what a release deploys. */
+  readonly allFunctions: readonly ApiFunction[];
   readonly accessLogGroup: LogGroup;
   /** The base URL clients use, ending in /v1 (no trailing slash). */
   readonly url: string;
@@ -61,6 +66,7 @@ export class PetStoreApi extends Construct {
       ...logs,
       stage,
       cacheTtl: props.authorizerCacheTtl,
+      provisionedConcurrency: props.authorizerProvisionedConcurrency,
       tables: props.tables,
     });
     this.authorizerFunction = this.authorizer.handlerFunction;
@@ -106,8 +112,16 @@ export class PetStoreApi extends Construct {
       functions[route.operationId] = fn;
     }
     this.functions = functions;
+    this.allFunctions = [this.authorizerFunction, ...Object.values(functions)];
 
     addGatewayResponses(this.api);
+
+    // The stage moves to a new deployment only once every invoke permission of the aliases exists. Otherwise
+    // CloudFormation may switch the stage to integrations whose permission is still being created (a new alias, a
+    // replaced permission), and API Gateway answers 500 until it is.
+    for (const permission of this.node.findAll().filter((child) => child instanceof CfnPermission)) {
+      this.api.latestDeployment?.node.addDependency(permission);
+    }
 
     if (props.customDomain) {
       this.domain = new CustomDomain(this, 'Domain', { ...props.customDomain, api: this.api });

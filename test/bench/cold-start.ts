@@ -11,7 +11,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { build } from 'esbuild';
-import { BUILTIN_ALIASES, BUNDLE_EXTERNALS, BUNDLE_TARGET, LAMBDA_RUNTIME } from '../../infra/constructs/api-function.js';
+import { BUILTIN_ALIASES, BUNDLE_EXTERNALS, BUNDLE_TARGET, LAMBDA_RUNTIME, LIVE_ALIAS } from '../../infra/constructs/api-function.js';
 import { deployedVariables } from '../support/deployed-variables.js';
 import { node24 } from '../support/node24.js';
 import { percentile } from './dynamo-meter.js';
@@ -91,7 +91,8 @@ export function lambdaEnvironment(name: string, fn: SynthesizedFunction, local: 
     PATH: process.env.PATH ?? '',
     ...deployedVariables(name, fn.variables, local.tables),
     AWS_LAMBDA_FUNCTION_NAME: `PetStore-Production-${name}`,
-    AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
+    // API Gateway invokes the live alias, so Lambda runs a published version.
+    AWS_LAMBDA_FUNCTION_VERSION: '1',
     AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(fn.memorySize),
     AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
     AWS_LAMBDA_LOG_FORMAT: 'JSON',
@@ -172,8 +173,8 @@ const handler = mod.handler ?? mod.default?.handler;
 process.env._X_AMZN_TRACE_ID = 'Root=1-67891233-abcdef012345678912345678;Parent=1234567890abcdef;Sampled=0';
 const name = process.env.AWS_LAMBDA_FUNCTION_NAME;
 const result = await handler(JSON.parse(process.env.BENCH_EVENT), {
-  callbackWaitsForEmptyEventLoop: true, functionName: name, functionVersion: '$LATEST',
-  invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:' + name,
+  callbackWaitsForEmptyEventLoop: true, functionName: name, functionVersion: '1',
+  invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:' + name + ':${LIVE_ALIAS}',
   memoryLimitInMB: process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE, awsRequestId: 'cold-start',
   logGroupName: '/aws/lambda/' + name, logStreamName: 'bench', getRemainingTimeInMillis: () => 10000,
 });

@@ -49,8 +49,17 @@ interface DeployedFunction {
 function deployedFunctions(): DeployedFunction[] {
   const { assembly, artifact } = synthApp({ 'aws:cdk:bundling-stacks': [STACK_NAMES.production] });
   const resources = Object.entries((artifact('production').template as { Resources: Record<string, Resource> }).Resources);
+  // API Gateway names a function's live alias, not the function: follow the alias back to it.
+  const aliasesOf = (logicalId: string) =>
+    resources
+      .filter(
+        ([, r]) => r.Type === 'AWS::Lambda::Alias' && JSON.stringify(r.Properties.FunctionName) === JSON.stringify({ Ref: logicalId }),
+      )
+      .map(([aliasId]) => aliasId);
   const referencing = (type: string, logicalId: string) =>
-    resources.filter(([, r]) => r.Type === type && JSON.stringify(r.Properties).includes(`"${logicalId}"`)).map(([, r]) => r);
+    resources
+      .filter(([, r]) => r.Type === type && aliasesOf(logicalId).some((aliasId) => JSON.stringify(r.Properties).includes(`"${aliasId}"`)))
+      .map(([, r]) => r);
 
   return resources
     .filter(([, r]) => r.Type === 'AWS::Lambda::Function')

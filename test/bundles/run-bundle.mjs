@@ -19,8 +19,9 @@ for (const [i, event] of events.entries()) {
   const context = {
     callbackWaitsForEmptyEventLoop: true,
     functionName: process.env.AWS_LAMBDA_FUNCTION_NAME,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:eu-west-1:000000000000:function:${process.env.AWS_LAMBDA_FUNCTION_NAME}`,
+    // Through the live alias, as API Gateway invokes it: a published version.
+    functionVersion: '1',
+    invokedFunctionArn: `arn:aws:lambda:eu-west-1:000000000000:function:${process.env.AWS_LAMBDA_FUNCTION_NAME}:live`,
     memoryLimitInMB: process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE,
     awsRequestId: `bundle-invocation-${i}`,
     logGroupName: `/aws/lambda/${process.env.AWS_LAMBDA_FUNCTION_NAME}`,

@@ -18,6 +18,9 @@ describe('stage settings', () => {
       wafEnabled: false,
       wafRateLimitPer5Minutes: 2000,
       logRetentionDays: 90,
+      deploymentConfig: 'Canary10Percent5Minutes',
+      authorizerProvisionedConcurrency: 0,
+      rollbackOnAlarm: true,
     });
   });
 
