@@ -102,7 +102,7 @@ describe('authorizer: expired keys and suspended accounts', () => {
   it('refuses every key of a suspended customer, and allows them again once it is resumed', async () => {
     const suspended = await makeCustomer('pro');
     const other = await addKey(suspended.customerId);
-    const seen = await testAuthStore.getCustomer(suspended.customerId, true);
+    const seen = await testAuthStore.getCustomer(suspended.customerId);
     if (!seen) throw new Error('no customer');
     const after = await testAuthStore.suspend(seen, 'fraud review');
     for (const authorization of [suspended.authorization, other.authorization]) {
