@@ -8,6 +8,7 @@ import { type AuthAdmin, authAdmin } from '../auth/admin.js';
 import type { Customer } from '../auth/records.js';
 import { deprecatedCallStore } from '../rate-limit/deprecated-calls.js';
 import { dynamoRateLimiter } from '../rate-limit/dynamo-limiter.js';
+import { counterKeys } from '../rate-limit/shards.js';
 import { usageHistory } from '../usage/history.js';
 import { UsageError } from './args.js';
 import type { Target } from './targets.js';
@@ -19,7 +20,7 @@ export function stores(target: Target) {
     // Unban and usage never start a ban, so the ban length does not matter here.
     counters: dynamoRateLimiter(db, target.tables.COUNTERS_TABLE, { banSeconds: 0 }),
     deprecatedCalls: deprecatedCallStore(db, target.tables.COUNTERS_TABLE),
-    usage: usageHistory(db, target.tables.COUNTERS_TABLE),
+    usage: usageHistory(db, target.tables.COUNTERS_TABLE, { counterKeys }),
     audit: auditTrail(db, target.tables.AUDIT_TABLE, target.actor),
   };
 }
