@@ -18,6 +18,7 @@
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, TransactGetCommand } from '@aws-sdk/lib-dynamodb';
+import { type RetryPolicy, retrying } from '../dynamo/backoff.js';
 import { dayCounts } from './day-counts.js';
 import { dateOf, eachDay, monthOf, parseMonth } from './days.js';
 import { historyDays, historyKey, isHistoryKey } from './history-item.js';
@@ -74,9 +75,15 @@ const TRANSACTION_ITEMS = 100;
 const PARALLEL_READS = 8;
 /**
  * TransactGetItems is cancelled while any of its items is being written, and a busy customer's counter items are
- * written by every admitted request: a report tries for about a minute (capped backoff) before it gives up.
+ * written by every admitted request. A report is an operator's, run by hand, so it tries long: 20 ms doubling to waits
+ * of at most 3 s, 40 attempts, about a minute, before it gives up.
  */
-const READ_ATTEMPTS = 40;
+const WHILE_ITEMS_ARE_WRITTEN: RetryPolicy = {
+  attempts: 40,
+  baseMs: 20,
+  capMs: 3_000,
+  retryable: (error) => error instanceof TransactionCanceledException,
+};
 
 export function usageHistory(db: DynamoDBDocumentClient, table: string, options: UsageHistoryOptions) {
   /** A customer's counter items, each with its owner noted in `owners`. */
@@ -91,16 +98,11 @@ export function usageHistory(db: DynamoDBDocumentClient, table: string, options:
    * `keys` (at most 100) read in one TransactGetItems: a day moved from a counter item to the history meanwhile is
    * seen on one side only. A read that meets a transaction under way is cancelled; it is tried again.
    */
-  async function readTogether(keys: readonly Record<string, string>[]): Promise<Record<string, unknown>[]> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const out = await db.send(new TransactGetCommand({ TransactItems: keys.map((Key) => ({ Get: { TableName: table, Key } })) }));
-        return (out.Responses ?? []).flatMap((r) => (r.Item ? [r.Item] : []));
-      } catch (error) {
-        if (!(error instanceof TransactionCanceledException) || attempt + 1 >= READ_ATTEMPTS) throw error;
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(3_000, 20 * 2 ** attempt)));
-      }
-    }
+  function readTogether(keys: readonly Record<string, string>[]): Promise<Record<string, unknown>[]> {
+    return retrying(async () => {
+      const out = await db.send(new TransactGetCommand({ TransactItems: keys.map((Key) => ({ Get: { TableName: table, Key } })) }));
+      return (out.Responses ?? []).flatMap((r) => (r.Item ? [r.Item] : []));
+    }, WHILE_ITEMS_ARE_WRITTEN);
   }
 
   /** Each group read together (a customer's counter items with its history items), a few groups at once. */
