@@ -19,7 +19,6 @@ import { dynamoRateLimiter } from '../../lib/rate-limit/dynamo-limiter.js';
 import { ITEM_CAPACITY_PER_MINUTE, shardCount, shardKey } from '../../lib/rate-limit/shards.js';
 import { storedCounts } from '../support/counters.js';
 import { testDb } from '../support/customers.js';
-import { newInstance } from '../support/dynamo-calls.js';
 import { type Answer, invoke, proxyEvent } from '../support/events.js';
 
 // The clock below is years ahead; keep GET /pets/{petId} before its sunset for the deprecated-call count.
@@ -258,8 +257,9 @@ describe('GET /rate-limit', () => {
   });
 });
 
+// How many writes an admitted call to a deprecated operation costs: deprecated-call-writes.test.ts.
 describe('deprecated operations are counted per customer', () => {
-  const pet = (c: { customerId: string }, limits: { perMinute: number; perDay: number }, handler = getPetById) => {
+  const pet = (c: { customerId: string }, limits: { perMinute: number; perDay: number }) => {
     const authorizer = {
       customerId: c.customerId,
       keyId: 'key_0000000000000000',
@@ -267,32 +267,8 @@ describe('deprecated operations are counted per customer', () => {
       perMinute: String(limits.perMinute),
       perDay: String(limits.perDay),
     };
-    return invoke(handler, proxyEvent({ path: '/pets/7', resource: '/pets/{petId}', pathParameters: { petId: '7' }, authorizer }));
+    return invoke(getPetById, proxyEvent({ path: '/pets/7', resource: '/pets/{petId}', pathParameters: { petId: '7' }, authorizer }));
   };
-
-  it('each admitted call to getPetById is counted with its time, by the admitting write itself; refused ones are not', async () => {
-    const limits = { perMinute: 2, perDay: 100 };
-    const c = customer('enterprise', limits);
-    // A new instance: its clients carry this test's calls only, not the refusal batches earlier tests left to timers.
-    const instance = await newInstance(
-      async () => {
-        const { config, setConfig } = await import('../../lib/config.js');
-        setConfig({ ...config(), PETS_SUNSET_AT: '2099-01-01T00:00:00Z' });
-        return import('../../functions/get-pet-by-id.js');
-      },
-      () => now,
-    );
-    const call = () => pet(c, limits, instance.handler);
-    expect((await call()).status).toBe(501);
-    now += 1_500;
-    expect((await call()).status).toBe(501);
-    // One write per admitted call: the admission, which counts the call too.
-    expect(instance.calls.take().map((call) => call.command)).toEqual(['UpdateItemCommand', 'UpdateItemCommand']);
-    now += 1_000;
-    expect((await call()).status).toBe(429);
-    const last = new Date(Math.floor((T0 + 1_500) / 1000) * 1000).toISOString();
-    expect(await deprecatedCalls.read(c.customerId)).toEqual({ getPetById: { count: 2, last } });
-  });
 
   it("a sharded customer's calls are added up over its items, and the earlier record's calls are added in", async () => {
     const c = { customerId: `rl-dep-${randomUUID().slice(0, 8)}` };

@@ -82,7 +82,8 @@ export function recordedClient(name?: string) {
  * A new Lambda instance in this test process. The module registry is reset, then `load` imports what the test
  * calls (a handler, and any setting it needs first) into the new instance; the instance reads `clock` and its two
  * process-wide clients are recorded: `calls` the operations', `authorizerCalls` the authorizer's. Modules the test
- * file imported statically stay the earlier instance's.
+ * file imported statically stay the earlier instance's, but a module they import lazily from then on (the local
+ * gateway's handlers) comes from the reset registry: a file that makes instances calls every handler through one.
  */
 export async function newInstance<T>(load: () => Promise<T>, clock?: () => number) {
   vi.resetModules();
