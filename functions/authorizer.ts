@@ -6,12 +6,12 @@ import middy from '@middy/core';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { authorizationValues } from '../lib/auth/authorization-header.js';
 import { decideRequest, toPolicy } from '../lib/auth/authorize.js';
-import { authStore } from '../lib/auth/store.js';
+import { authReader } from '../lib/auth/reader.js';
 import { config, tableName } from '../lib/config.js';
 import { authorizerDocumentClient } from '../lib/dynamo/client.js';
 import { log, logContext } from '../lib/log.js';
 
-const store = authStore(authorizerDocumentClient(), { keys: tableName('KEYS_TABLE'), customers: tableName('CUSTOMERS_TABLE') });
+const store = authReader(authorizerDocumentClient(), { keys: tableName('KEYS_TABLE'), customers: tableName('CUSTOMERS_TABLE') });
 
 const chain = middy<APIGatewayRequestAuthorizerEvent, APIGatewayAuthorizerResult>().use(logContext());
 

@@ -5,7 +5,7 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { authStore } from '../../lib/auth/store.js';
+import { authAdmin } from '../../lib/auth/admin.js';
 import { localTableNames } from '../../lib/dynamo/tables.js';
 import type { Stage } from '../../lib/stacks.js';
 
@@ -14,7 +14,7 @@ const DEMO_KEY_NAME = 'npm start demo';
 
 export async function issueDemoKey(client: DynamoDBClient, stage: Stage): Promise<string> {
   const tables = localTableNames(stage);
-  const store = authStore(DynamoDBDocumentClient.from(client), { customers: tables.CUSTOMERS_TABLE, keys: tables.KEYS_TABLE });
+  const store = authAdmin(DynamoDBDocumentClient.from(client), { customers: tables.CUSTOMERS_TABLE, keys: tables.KEYS_TABLE });
   if (!(await store.getCustomer(DEMO_CUSTOMER))) await store.setPlan(DEMO_CUSTOMER, 'pro');
   for (const key of await store.listKeys(DEMO_CUSTOMER)) {
     if (key.name === DEMO_KEY_NAME && key.status === 'active') await store.revokeKey(key.keyId);

@@ -4,14 +4,14 @@
  * keys appear by their public keyId. One item per change in the audit table, by customer and time:
  *   { customerId, sk: "<ISO time>#<random>", at, actor, action, keyId?, changes: { <field>: { from, to } }, reason? }
  *
- * A record is written in the same transaction as the change it records (lib/auth/store.ts, `also`): no change
+ * A record is written in the same transaction as the change it records (lib/auth/admin-change.ts, `also`): no change
  * without its record, no record without its change. The exception is `unban`, whose write belongs to the rate
  * limiter: its record follows it. Only the CLI reads or writes the table; no function is granted it.
  */
 import { randomUUID } from 'node:crypto';
 import { type DynamoDBDocumentClient, PutCommand, QueryCommand, type QueryCommandOutput, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import type { TransactItem } from '../auth/store.js';
+import type { TransactItem } from '../auth/admin-change.js';
 
 export const AUDIT_ACTIONS = ['plan-change', 'key-create', 'key-roll', 'key-revoke', 'suspend', 'resume', 'unban'] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -10,7 +10,8 @@ import { REPEATED_AUTHORIZATION_MESSAGE } from './authorization-header.js';
 import type { AuthContext } from './context.js';
 import { hasExpired } from './key-status.js';
 import { checkKey, KEY_PREFIX } from './keys.js';
-import { type AuthStore, limitsOf } from './store.js';
+import type { AuthReader } from './reader.js';
+import { limitsOf } from './records.js';
 
 export type Refusal =
   | 'missing'
@@ -53,7 +54,7 @@ export function refuse(refusal: Refusal, stage: Stage, detail?: string): Decisio
  * `now` decides whether a key has expired. API Gateway caches an Allow for the authorizer's TTL, so a key that
  * expires (or an account suspended) while its Allow is cached is refused at most that TTL late.
  */
-export async function decide(authorization: string | undefined, stage: Stage, store: AuthStore, now = nowMs()): Promise<Decision> {
+export async function decide(authorization: string | undefined, stage: Stage, store: AuthReader, now = nowMs()): Promise<Decision> {
   if (!authorization?.trim()) return refuse('missing', stage);
   const match = BEARER.exec(authorization);
   if (match?.[1]?.toLowerCase() !== 'bearer') return refuse('scheme', stage);
@@ -77,7 +78,7 @@ export async function decide(authorization: string | undefined, stage: Stage, st
 }
 
 /** The decision on a request's Authorization values (authorization-header.ts): more than one is refused unread. */
-export function decideRequest(authorizations: readonly string[], stage: Stage, store: AuthStore): Promise<Decision> {
+export function decideRequest(authorizations: readonly string[], stage: Stage, store: AuthReader): Promise<Decision> {
   if (authorizations.length > 1) return Promise.resolve(refuse('repeated', stage));
   return decide(authorizations[0], stage, store);
 }

@@ -2,7 +2,7 @@
  * A key's status as operators see it (`keys list`), from what is stored and the time: revoked, expired (past its
  * expiry), expiring (within EXPIRING_WITHIN_SECONDS of it) or active. The authorizer refuses revoked and expired keys.
  */
-import type { KeyRecord } from './store.js';
+import type { KeyRecord } from './records.js';
 
 export type KeyStatus = 'active' | 'expiring' | 'expired' | 'revoked';
 

@@ -17,11 +17,29 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { nowMs } from '../clock.js';
+import { type RetryPolicy, retrying } from '../dynamo/backoff.js';
 import { CategoryContention, CategoryExists, CategoryLimitReached } from './errors.js';
 import { CATEGORY_CAP, type Category, type NewCategory, nameKey } from './schema.js';
 
 const COUNTER_KEY = { pk: 'COUNTER', sk: 0 };
-const MAX_ATTEMPTS = 200;
+
+/** A create whose guess of the counter was stale: the counter's value is learnt from the failure. */
+class StaleGuess extends Error {}
+
+/**
+ * Creates racing on the counter (other Lambda instances) are kept exact by its condition. A create that lost (its
+ * guess was stale, or its transaction conflicted with another's at the same moment) tries again after a jittered
+ * wait that spreads the racers: 20 ms doubling, at most 200 ms, up to 200 attempts before it answers
+ * CATEGORY_CONTENTION. A first guess found stale goes again at once: another instance created one first, and the
+ * corrected guess is right unless it keeps creating. A name taken or the cap reached is answered at once.
+ */
+const RACING_CREATES: RetryPolicy = {
+  attempts: 200,
+  baseMs: 20,
+  capMs: 200,
+  retryable: (error) => error instanceof StaleGuess || error instanceof TransactionCanceledException,
+  firstRetryAtOnce: (error) => error instanceof StaleGuess,
+};
 
 export function categoryStore(db: DynamoDBDocumentClient, table: string) {
   /**
@@ -77,75 +95,76 @@ export function categoryStore(db: DynamoDBDocumentClient, table: string) {
     return categories;
   }
 
-  /**
-   * Creates racing on the counter (other Lambda instances) are kept exact by its condition; a jittered backoff
-   * spreads their retries.
-   */
+  /** One attempt at creating with the next id after the last one known: the category, or why not. */
+  async function createOnce(input: NewCategory, key: string): Promise<Category> {
+    const previous = lastKnownId ?? 0;
+    const id = previous + 1;
+    if (id > CATEGORY_CAP) {
+      throw new CategoryLimitReached(`This environment already holds the maximum of ${CATEGORY_CAP} categories; no more can be created`);
+    }
+    const category: Category = { id, name: input.name, ...(input.description !== undefined ? { description: input.description } : {}) };
+    try {
+      await db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: table,
+                Key: COUNTER_KEY,
+                UpdateExpression: 'SET lastId = :id',
+                ConditionExpression: previous === 0 ? 'attribute_not_exists(lastId) OR lastId = :zero' : 'lastId = :previous',
+                ExpressionAttributeValues: previous === 0 ? { ':id': id, ':zero': 0 } : { ':id': id, ':previous': previous },
+                ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+              },
+            },
+            {
+              Put: {
+                TableName: table,
+                Item: { pk: `NAME#${key}`, sk: 0, categoryId: id },
+                ConditionExpression: 'attribute_not_exists(pk)',
+                ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+              },
+            },
+            {
+              Put: {
+                TableName: table,
+                Item: { pk: 'CATEGORY', sk: id, ...category, createdAt: new Date(nowMs()).toISOString() },
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+          ],
+        }),
+      );
+      lastKnownId = id;
+      return category;
+    } catch (error) {
+      if (!(error instanceof TransactionCanceledException)) throw error;
+      const [counter, name] = error.CancellationReasons ?? [];
+      if (name?.Code === 'ConditionalCheckFailed') {
+        throw new CategoryExists(`A category named "${input.name}" already exists (names are compared ignoring case)`);
+      }
+      if (counter?.Code === 'ConditionalCheckFailed') {
+        const item = counter.Item ? unmarshall(counter.Item) : {};
+        lastKnownId = typeof item.lastId === 'number' ? item.lastId : 0;
+        throw new StaleGuess('the counter moved', { cause: error });
+      }
+      // TransactionConflict: another create touched the same items at the same moment.
+      throw error;
+    }
+  }
+
   async function create(input: NewCategory): Promise<Category> {
     const key = nameKey(input.name);
     if (lastKnownId === undefined) {
       const read = await learnLastId();
       lastKnownId ??= read;
     }
-    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-      const previous: number = lastKnownId;
-      const id = previous + 1;
-      if (id > CATEGORY_CAP) {
-        throw new CategoryLimitReached(`This environment already holds the maximum of ${CATEGORY_CAP} categories; no more can be created`);
-      }
-      const category: Category = { id, name: input.name, ...(input.description !== undefined ? { description: input.description } : {}) };
-      try {
-        await db.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Update: {
-                  TableName: table,
-                  Key: COUNTER_KEY,
-                  UpdateExpression: 'SET lastId = :id',
-                  ConditionExpression: previous === 0 ? 'attribute_not_exists(lastId) OR lastId = :zero' : 'lastId = :previous',
-                  ExpressionAttributeValues: previous === 0 ? { ':id': id, ':zero': 0 } : { ':id': id, ':previous': previous },
-                  ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-                },
-              },
-              {
-                Put: {
-                  TableName: table,
-                  Item: { pk: `NAME#${key}`, sk: 0, categoryId: id },
-                  ConditionExpression: 'attribute_not_exists(pk)',
-                  ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-                },
-              },
-              {
-                Put: {
-                  TableName: table,
-                  Item: { pk: 'CATEGORY', sk: id, ...category, createdAt: new Date(nowMs()).toISOString() },
-                  ConditionExpression: 'attribute_not_exists(pk)',
-                },
-              },
-            ],
-          }),
-        );
-        lastKnownId = id;
-        return category;
-      } catch (error) {
-        if (!(error instanceof TransactionCanceledException)) throw error;
-        const [counter, name] = error.CancellationReasons ?? [];
-        if (name?.Code === 'ConditionalCheckFailed') {
-          throw new CategoryExists(`A category named "${input.name}" already exists (names are compared ignoring case)`);
-        }
-        if (counter?.Code === 'ConditionalCheckFailed') {
-          const item = counter.Item ? unmarshall(counter.Item) : {};
-          lastKnownId = typeof item.lastId === 'number' ? item.lastId : 0;
-          // Another instance created one first; the next guess is right unless it keeps creating.
-          if (attempt > 1) await sleep(Math.random() * Math.min(200, 10 * 2 ** attempt));
-          continue;
-        }
-        // TransactionConflict: another create touched the same items at the same moment. Back off and retry.
-        await sleep(Math.random() * Math.min(100, 5 * attempt));
-      }
+    try {
+      return await retrying(() => createOnce(input, key), RACING_CREATES);
+    } catch (error) {
+      if (RACING_CREATES.retryable(error)) throw new CategoryContention('Too many categories are being created at once; retry shortly');
+      throw error;
     }
-    throw new CategoryContention('Too many categories are being created at once; retry shortly');
   }
 
   return { list, create, prepare };
@@ -159,8 +178,4 @@ function toCategory(item: Record<string, unknown>): Category {
     name: String(item.name),
     ...(typeof item.description === 'string' ? { description: item.description } : {}),
   };
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

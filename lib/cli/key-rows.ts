@@ -1,6 +1,6 @@
 /** How the CLI shows a key (`keys list`, `customers show`): its id, customer, status, expiry and name; never the key. */
 import { keyStatus } from '../auth/key-status.js';
-import type { KeyRecord } from '../auth/store.js';
+import type { KeyRecord } from '../auth/records.js';
 
 export function keyRow(record: KeyRecord, nowMs: number) {
   return {

@@ -4,7 +4,7 @@
  * exits 2 with a clear message and writes nothing; failures to reach DynamoDB exit 1. `main` only returns the exit
  * code and prints through the given io, so tests run it in-process; `bin.ts` runs it as a process.
  */
-import { CustomerNotFound, KeyNotFound } from '../auth/store.js';
+import { CustomerNotFound, KeyNotFound } from '../auth/admin-change.js';
 import { isDynamoUnavailable } from '../dynamo/outage.js';
 import { UsageError } from './args.js';
 import type { Output } from './command.js';

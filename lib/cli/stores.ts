@@ -4,9 +4,11 @@
  */
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { auditTrail } from '../audit/trail.js';
-import { type AuthStore, authStore, type Customer } from '../auth/store.js';
+import { type AuthAdmin, authAdmin } from '../auth/admin.js';
+import type { Customer } from '../auth/records.js';
 import { deprecatedCallStore } from '../rate-limit/deprecated-calls.js';
 import { dynamoRateLimiter } from '../rate-limit/dynamo-limiter.js';
+import { counterKeys } from '../rate-limit/shards.js';
 import { usageHistory } from '../usage/history.js';
 import { UsageError } from './args.js';
 import type { Target } from './targets.js';
@@ -14,11 +16,11 @@ import type { Target } from './targets.js';
 export function stores(target: Target) {
   const db = DynamoDBDocumentClient.from(target.client, { marshallOptions: { removeUndefinedValues: true } });
   return {
-    auth: authStore(db, { customers: target.tables.CUSTOMERS_TABLE, keys: target.tables.KEYS_TABLE }),
+    auth: authAdmin(db, { customers: target.tables.CUSTOMERS_TABLE, keys: target.tables.KEYS_TABLE }),
     // Unban and usage never start a ban, so the ban length does not matter here.
     counters: dynamoRateLimiter(db, target.tables.COUNTERS_TABLE, { banSeconds: 0 }),
     deprecatedCalls: deprecatedCallStore(db, target.tables.COUNTERS_TABLE),
-    usage: usageHistory(db, target.tables.COUNTERS_TABLE),
+    usage: usageHistory(db, target.tables.COUNTERS_TABLE, { counterKeys }),
     audit: auditTrail(db, target.tables.AUDIT_TABLE, target.actor),
   };
 }
@@ -26,8 +28,8 @@ export function stores(target: Target) {
 export type Stores = ReturnType<typeof stores>;
 
 /** The customer a command acts on, read consistently; a usage error (exit 2) naming it when there is none. */
-export async function existingCustomer(auth: AuthStore, customerId: string, stage: string): Promise<Customer> {
-  const customer = await auth.getCustomer(customerId, true);
+export async function existingCustomer(auth: AuthAdmin, customerId: string, stage: string): Promise<Customer> {
+  const customer = await auth.getCustomer(customerId);
   if (!customer) throw new UsageError(`no customer "${customerId}" in ${stage}`);
   return customer;
 }

@@ -1,14 +1,21 @@
 /**
  * Reads up to 100 items of one table by key (BatchGetItem's limit), strongly consistent. DynamoDB may leave keys
- * unprocessed under load; those are asked for again after a short jittered backoff, as AWS advises, a few times at
- * most, and a read that still lacks some fails rather than answer with part of the items.
+ * unprocessed under load; those are asked for again after a short jittered backoff (backoff.ts), as AWS advises, a
+ * few times at most, and a read that still lacks some fails rather than answer with part of the items.
  */
 import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type RetryPolicy, retrying } from './backoff.js';
 
-const ATTEMPTS = 5;
 const MAX_KEYS = 100;
-/** The backoff before attempt n (from 1) is up to BACKOFF_MS × 2^n: at most 300 ms in all. */
-const BACKOFF_MS = 10;
+
+/** Keys left unprocessed by an attempt: asked for again, and the read's error once the attempts are spent. */
+class Unprocessed extends Error {}
+
+/**
+ * A read that waits on a customer's request (a status, a sharded customer's counters): waits of 20 ms doubling, up to
+ * 160 ms before the fifth and last attempt, 300 ms in all at most.
+ */
+const UNPROCESSED_KEYS: RetryPolicy = { attempts: 5, baseMs: 20, capMs: 160, retryable: (error) => error instanceof Unprocessed };
 
 /** The items found (in no particular order; keys without an item are left out). */
 export async function getItems(
@@ -19,16 +26,17 @@ export async function getItems(
   if (keys.length > MAX_KEYS) throw new Error(`${table}: ${keys.length} keys asked for at once; BatchGetItem takes ${MAX_KEYS}`);
   const found: Record<string, unknown>[] = [];
   let pending = keys;
-  for (let attempt = 0; pending.length && attempt < ATTEMPTS; attempt++) {
-    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * BACKOFF_MS * 2 ** attempt));
+  await retrying(async () => {
     const { Responses, UnprocessedKeys } = await db.send(
       new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: true } } }),
     );
     found.push(...(Responses?.[table] ?? []));
     pending = UnprocessedKeys?.[table]?.Keys ?? [];
-  }
-  if (pending.length) {
-    throw new Error(`${table}: ${pending.length} of ${keys.length} items stayed unprocessed after ${ATTEMPTS} attempts`);
-  }
+    if (pending.length) {
+      throw new Unprocessed(
+        `${table}: ${pending.length} of ${keys.length} items stayed unprocessed after ${UNPROCESSED_KEYS.attempts} attempts`,
+      );
+    }
+  }, UNPROCESSED_KEYS);
   return found;
 }

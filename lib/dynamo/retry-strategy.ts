@@ -9,9 +9,10 @@
  */
 import { StandardRetryStrategy } from '@smithy/core/retry';
 import type { RetryErrorInfo, StandardRetryBackoffStrategy, StandardRetryToken } from '@smithy/types';
+import { fullJitter } from './backoff.js';
 import type { DynamoBudget } from './budget.js';
 
-/** Full jitter below min(base × 2^retries, cap): the SDK's own formula, with our cap instead of 20 s. */
+/** Full jitter below min(base × 2^retries, cap): the SDK's own formula (backoff.ts), with our cap instead of 20 s. */
 class CappedBackoff implements StandardRetryBackoffStrategy {
   private base = 0;
 
@@ -22,7 +23,8 @@ class CappedBackoff implements StandardRetryBackoffStrategy {
   }
 
   computeNextBackoffDelay(retries: number): number {
-    return Math.floor(Math.random() * Math.min(this.base * 2 ** retries, this.capMs));
+    // The SDK counts the retries made so far (0 before the first); fullJitter counts the retry about to be made.
+    return Math.floor(fullJitter({ baseMs: this.base, capMs: this.capMs }, retries + 1));
   }
 }
 

@@ -8,14 +8,14 @@
  * or above it, and only that one writes the ban (on every counter item of the customer, since each admits on its
  * own). A refusal therefore costs at most one write toward the ban, and the threshold stays exact.
  *
- * The same addition counts the refusals in their UTC day (x<dayStart>) for the usage history (lib/usage/history.ts),
+ * The same addition counts the refusals in their UTC day (x<dayStart>) for the usage history (lib/usage/day-counts.ts),
  * so the history's refused requests cost no write of their own. Neither write shortens the item's TTL, which keeps
  * the days not yet moved to the history for the retention.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Limits } from '../plans.js';
-import { USAGE_RETENTION_DEFAULT_DAYS } from '../usage/history.js';
+import { USAGE_RETENTION_DEFAULT_DAYS } from '../usage/day-counts.js';
 import {
   counterItem,
   dayRefusalName,

@@ -8,35 +8,32 @@
  * minute is simply a name not written yet, so the first request of a window costs the same single write as any
  * other, and concurrent first requests cannot race. Names of ended minutes are removed by later writes
  * (`staleMinuteNames`). A day's counts (`d…` admitted, `x…` refused for a used-up window) are the usage history's:
- * once final (`finishedDays`) they are moved to the customer's history item by a guarded transaction
- * (lib/usage/history.ts), and until then readers take them from here. The item expires by TTL the retention after its last day (`retainUntil`), so an idle
- * customer's unmoved days are kept as long as the history. Large Enterprise customers are counted on several items
- * (shards.ts), each with this encoding; `customerId` is then the shard's key.
- * All names of the encoding live here; the limiter and the ban logic speak in windows and refusals.
+ * their names and their move to the history once final are lib/usage/day-counts.ts and day-move.ts; the admission
+ * reads `d…` as the day window's count. The item expires by TTL the retention after its last day (`retainUntil`,
+ * also the history's), so an idle customer's unmoved days are kept as long as the history. Large Enterprise
+ * customers are counted on several items (shards.ts), each with this encoding; `customerId` is then the shard's key.
+ * All other names of the encoding live here; the limiter and the ban logic speak in windows and refusals.
  */
 import { ConditionalCheckFailedException, TransactionConflictException } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import * as v from 'valibot';
+import { type RetryPolicy, retrying } from '../dynamo/backoff.js';
+import { dayCountName, dayRefusalName, retainUntil } from '../usage/day-counts.js';
 import { DAY, MINUTE } from './windows.js';
+
+// The day counts' names and the item's TTL are the usage history's; the admission writes `d…`, the ban's count `x…`.
+export { dayCountName, dayRefusalName, retainUntil };
 
 /** Every attribute but the key is a number: counts, window starts, the ban's end, the TTL. */
 export const CounterItemSchema = v.objectWithRest({ customerId: v.string() }, v.number());
 export type CounterItem = v.InferOutput<typeof CounterItemSchema>;
 
 export const minuteCountName = (minuteStart: number) => `m${minuteStart}`;
-export const dayCountName = (dayStart: number) => `d${dayStart}`;
 export const refusalCountName = (minuteStart: number) => `r${minuteStart}`;
-/** Requests refused for a used-up window in a UTC day (counted with the minute's refusals, ban.ts). */
-export const dayRefusalName = (dayStart: number) => `x${dayStart}`;
 /** Admitted calls to a deprecated operation, and the last one's time (Unix seconds). */
 export const callCountName = (operationId: string) => `calls_${operationId}`;
 export const lastCallName = (operationId: string) => `lastCall_${operationId}`;
 export const CALL_COUNT_NAME = /^calls_(.+)$/;
-
-/** The TTL (Unix seconds) of what holds the totals of the day starting at `dayStart`: `retentionDays` after it ends. */
-export function retainUntil(dayStart: number, retentionDays: number): number {
-  return dayStart + (retentionDays + 1) * DAY;
-}
 
 /** An item as DynamoDB returned it (document client output), or undefined when there is none. */
 export function counterItem(item: Record<string, unknown> | undefined): CounterItem | undefined {
@@ -76,47 +73,20 @@ export function admittedInDay(item: Record<string, unknown> | undefined, nowSeco
 
 /** The encoding before windows were named (one m/mc/d/dc set, and the rdc of an unreleased history); removed. */
 const LEGACY_NAMES = new Set(['m', 'mc', 'd', 'dc', 'rm', 'rc', 'rdc']);
-const WINDOW_NAME = /^([mdrx])(\d+)$/;
+const WINDOW_NAME = /^([mr])(\d+)$/;
 
 /**
  * Attributes of minutes that can no longer be written, and legacy names: all but the current and the previous
  * minute. The previous one stays because another instance whose clock is a moment behind may still count into it.
- * Day counts are never simply removed: they are moved to the history (`finishedDays`).
+ * Day counts are never simply removed: they are moved to the history (lib/usage/day-move.ts).
  */
 export function staleMinuteNames(item: CounterItem | undefined, minuteStart: number): string[] {
   if (!item) return [];
   return Object.keys(item).filter((name) => {
     if (LEGACY_NAMES.has(name)) return true;
     const window = WINDOW_NAME.exec(name);
-    return window !== null && (window[1] === 'm' || window[1] === 'r') && Number(window[2]) < minuteStart - MINUTE;
+    return window !== null && Number(window[2]) < minuteStart - MINUTE;
   });
-}
-
-/** One day count on a counter item: `d…` (admitted) or `x…` (refused). */
-export interface DayCount {
-  name: string;
-  dayStart: number;
-  kind: 'admitted' | 'refused';
-  value: number;
-}
-
-/** Every day count an item holds, final or not (the usage history's readers add them to the moved totals). */
-export function dayCounts(item: Record<string, unknown> | undefined): DayCount[] {
-  if (!item) return [];
-  return Object.entries(item).flatMap(([name, value]) => {
-    const window = WINDOW_NAME.exec(name);
-    if (!window || typeof value !== 'number' || (window[1] !== 'd' && window[1] !== 'x')) return [];
-    return [{ name, dayStart: Number(window[2]), kind: window[1] === 'd' ? 'admitted' : 'refused', value } as const];
-  });
-}
-
-/**
- * Day counts that are final at `dayStart`: those of days before the previous one (no instance counts into a day two
- * days old; one whose clock is a moment behind may still count into the previous day). A count written later all
- * the same reappears under its name and is moved again, so nothing is lost or counted twice.
- */
-export function finishedDays(item: CounterItem | undefined, dayStart: number): DayCount[] {
-  return dayCounts(item).filter((count) => count.dayStart < dayStart - DAY);
 }
 
 /** Placeholders (#s0, #s1, …) for `names`, added to `attributeNames`. */
@@ -154,16 +124,13 @@ export function isTransactionInFlight(error: unknown): boolean {
   return error instanceof TransactionConflictException;
 }
 
-const CONFLICT_ATTEMPTS = 8;
+/**
+ * A move's transaction holds one item for a few milliseconds, and the request waiting on it is a customer's: short
+ * waits (5 ms doubling, at most 50 ms) and 8 attempts: 225 ms of waiting at worst, well inside the operation's budget.
+ */
+const WHILE_A_MOVE_HOLDS_THE_ITEM: RetryPolicy = { attempts: 8, baseMs: 5, capMs: 50, retryable: isTransactionInFlight };
 
-/** Runs `write`, again after a short random pause (growing, at most 50 ms) while a transaction holds the item. */
-export async function retryingConflicts<T>(write: () => Promise<T>): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await write();
-    } catch (error) {
-      if (!isTransactionInFlight(error) || attempt + 1 >= CONFLICT_ATTEMPTS) throw error;
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 5 * 2 ** attempt)));
-    }
-  }
+/** Runs `write`, again after a short random pause while a transaction holds the item. */
+export function retryingConflicts<T>(write: () => Promise<T>): Promise<T> {
+  return retrying(write, WHILE_A_MOVE_HOLDS_THE_ITEM);
 }

@@ -11,7 +11,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { getItems } from '../dynamo/batch-get.js';
 import { CALL_COUNT_NAME, lastCallName } from './counter-item.js';
-import { MAX_SHARDS, shardKey } from './shards.js';
+import { counterKeys } from './shards.js';
 
 export type DeprecatedCalls = Record<string, { count: number; last: string }>;
 
@@ -22,11 +22,11 @@ const LEGACY_COUNT_NAME = /^count_(.+)$/;
 export function deprecatedCallStore(db: DynamoDBDocumentClient, table: string) {
   /** Every item that may hold the customer's calls (it is not told the shard count: it asks for all). */
   function items(customerId: string): Promise<Record<string, unknown>[]> {
-    const keys = [
-      ...Array.from({ length: MAX_SHARDS }, (_, i) => ({ customerId: shardKey(customerId, i) })),
-      { customerId: legacyKey(customerId) },
-    ];
-    return getItems(db, table, keys);
+    return getItems(
+      db,
+      table,
+      [...counterKeys(customerId), legacyKey(customerId)].map((key) => ({ customerId: key })),
+    );
   }
 
   return {

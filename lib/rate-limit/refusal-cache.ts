@@ -18,7 +18,7 @@ import { nowMs as clockNow } from '../clock.js';
 import type { Limits } from '../plans.js';
 import { banThreshold } from './ban.js';
 import type { Admission, ConsumeOptions, CounterStore, RateLimiter, RefusalCount, Windows } from './limiter.js';
-import { blocking, DAY, MINUTE, type WindowView, windowStarts } from './windows.js';
+import { blocking, movedOnViews, windowStarts } from './windows.js';
 
 export const BAN_RECHECK_MS = 10_000;
 export const FLUSH_INTERVAL_MS = 1_000;
@@ -58,15 +58,6 @@ interface Entry {
   flushing: Promise<number | undefined> | undefined;
   /** A write of what is left is scheduled. */
   scheduled: boolean;
-}
-
-/** A window as it stands at `now`: one that has ended is the next, empty one (a refusal admits nothing). */
-function moved(window: WindowView, length: number, limit: number, now: number): WindowView {
-  return now < window.reset ? window : { ...window, remaining: limit, reset: now - (now % length) + length };
-}
-
-function movedWindows(windows: Windows, limits: Limits, now: number): Windows {
-  return { minute: moved(windows.minute, MINUTE, limits.perMinute, now), day: moved(windows.day, DAY, limits.perDay, now) };
 }
 
 export function refusalCache(store: CounterStore, options: RefusalCacheOptions = {}): RateLimiter & { flushAll(): Promise<void> } {
@@ -207,13 +198,13 @@ export function refusalCache(store: CounterStore, options: RefusalCacheOptions =
     const entry = entries.get(keyOf(customerId, limits));
     const refusal = entry && active(entry, now);
     if (entry && refusal?.reason === 'limit') {
-      const windows = movedWindows(refusal.windows, limits, now);
+      const windows = movedOnViews(refusal.windows, limits, now);
       const banUntil = await countRefusal(entry, nowMs);
       return banUntil ? { admitted: false, reason: 'banned', banUntil, windows } : { admitted: false, reason: 'limit', windows };
     }
     if (refusal?.reason === 'banned') {
       if (refusal.checking || nowMs - refusal.checkedAtMs < banRecheckMs) {
-        return { admitted: false, reason: 'banned', banUntil: refusal.banUntil, windows: movedWindows(refusal.windows, limits, now) };
+        return { admitted: false, reason: 'banned', banUntil: refusal.banUntil, windows: movedOnViews(refusal.windows, limits, now) };
       }
       // Time to ask the store again (an unban shows here); other requests keep the remembered ban meanwhile.
       refusal.checking = true;

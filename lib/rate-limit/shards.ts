@@ -45,3 +45,11 @@ export function shardLimits(limits: Limits, n: number, i: number): Limits {
 export function shardKey(customerId: string, i: number): string {
   return i === 0 ? customerId : `shard#${i}#${customerId}`;
 }
+
+/**
+ * The key of every item a customer may be counted on, whatever its limits are now: what reads its counts without
+ * knowing its shard count (the usage history, deprecated calls) asks for all of them.
+ */
+export function counterKeys(customerId: string): string[] {
+  return Array.from({ length: MAX_SHARDS }, (_, i) => shardKey(customerId, i));
+}

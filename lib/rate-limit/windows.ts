@@ -47,6 +47,19 @@ export function views(state: WindowState, limits: Limits): { minute: WindowView;
   };
 }
 
+/** A view as it stands at `nowSeconds`: a window that has ended is the next, empty one (a refusal admitted nothing). */
+function movedOn(window: WindowView, length: number, limit: number, nowSeconds: number): WindowView {
+  return nowSeconds < window.reset ? window : { ...window, remaining: limit, reset: nowSeconds - (nowSeconds % length) + length };
+}
+
+/** Both views of a remembered refusal as they stand at `nowSeconds` (refusal-cache.ts). */
+export function movedOnViews(windows: { minute: WindowView; day: WindowView }, limits: Limits, nowSeconds: number) {
+  return {
+    minute: movedOn(windows.minute, MINUTE, limits.perMinute, nowSeconds),
+    day: movedOn(windows.day, DAY, limits.perDay, nowSeconds),
+  };
+}
+
 /** The window with the fewest requests left; on a tie, the day window (CONTRACT.md). */
 export function tightest(windows: { minute: WindowView; day: WindowView }): WindowView {
   return windows.minute.remaining < windows.day.remaining ? windows.minute : windows.day;

@@ -1,130 +1,46 @@
 /**
- * Each customer's requests per UTC day, admitted and refused: the basis of a bill, shown by the admin CLI's `usage`.
+ * Each customer's requests per UTC day, admitted and refused: the basis of a bill, shown by the admin CLI's `usage`,
+ * `usage --month` and `customers show`. This module reads it; how a day gets there is day-counts.ts (on the live
+ * counter items first) and day-move.ts (to the history item, history-item.ts, once final).
  *
- * A day's counts are first the live counter item's (lib/rate-limit/counter-item.ts): `d<dayStart>` counts admitted
- * requests, added by the admission's own write, and `x<dayStart>` refused ones, added by the write that already
- * counts refusals toward the ban (ban.ts); neither costs a write of its own. Once a day is final (two days later: no
- * instance counts into a day before the previous one), the next admitted request on that item moves its counts
- * here (`recordDays`): one TransactWriteItems that removes them from the counter item on condition that each still
- * holds the value the request's write returned (`#s0 = :v0 …`), and adds those values to the history item. The guard
- * makes the move exactly-once: of concurrent movers one wins and the others' transactions are cancelled; a count
- * written into the day afterwards all the same (a late refusal batch) reappears on the counter and is moved later.
  * Readers add what is still on the counter items to what is in the history, read together in one TransactGetItems,
- * which never sees a move half done. Only that once-per-day-per-item transaction is added: every other admitted
- * request is still one UpdateItem.
- *
- * History items live in the counters table beside the live counters, one per customer and month:
- *   { customerId: "usage#<customerId>#YYYY-MM", a01: 812, r01: 3, a02: 1000, …, expiresAt }
- * `aDD` and `rDD` are day DD's admitted and refused requests. A month stays under 1 KB. A customer counted on
- * several items (shards.ts) has each item move its own part into the same history item, and readers sum over all
- * the items it may have (any of MAX_SHARDS, so a plan change that changed its number loses nothing). Customer ids
- * never hold a "#", so these keys can never be a customer's. A history item expires `retentionDays` after its
- * month ends; the counter item expires `retentionDays` after its last day, so an idle customer's unmoved days are
- * kept as long.
+ * which never sees a move half done. The readers are told which counter items a customer may have (`counterKeys`:
+ * the rate limiter's, every one of its possible shards, so a plan change that changed their number loses nothing);
+ * each item moves its own part into the same history item, and readers sum over all of them. A history item expires
+ * `retentionDays` after its month ends; a counter item expires `retentionDays` after its last day, so an idle
+ * customer's unmoved days are kept as long.
  *
  * Refused requests are those refused because a window was used up (429 RATE_LIMIT_EXCEEDED), counted in batches by
- * the write that counts them for the ban (refusal-cache.ts, at most a second late while the instance keeps receiving requests), on the day of the minute they
- * happened. Requests refused during a ban are answered without a write and are not counted; refusals an instance
- * holds when it stops are lost for the ban and for the history alike.
+ * the write that counts them for the ban (lib/rate-limit/refusal-cache.ts, at most a second late while the instance
+ * keeps receiving requests), on the day of the minute they happened. Requests refused during a ban are answered
+ * without a write and are not counted; refusals an instance holds when it stops are lost for the ban and for the
+ * history alike.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, TransactGetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { NativeAttributeValue } from '@aws-sdk/util-dynamodb';
-import { type DayCount, dayCounts, retainUntil } from '../rate-limit/counter-item.js';
-import { MAX_SHARDS, shardKey } from '../rate-limit/shards.js';
-import { DAY_SECONDS, dateOf, eachDay, monthOf, parseMonth } from './days.js';
-
-export { retainUntil };
-
-export const USAGE_RETENTION_DEFAULT_DAYS = 400;
+import { type DynamoDBDocumentClient, TransactGetCommand } from '@aws-sdk/lib-dynamodb';
+import { type RetryPolicy, retrying } from '../dynamo/backoff.js';
+import { dayCounts } from './day-counts.js';
+import { dateOf, eachDay, monthOf, parseMonth } from './days.js';
+import { historyDays, historyKey, isHistoryKey } from './history-item.js';
 
 export interface DayTotals {
   admitted: number;
   refused: number;
 }
 
-const HISTORY_PREFIX = 'usage#';
-const historyKey = (customerId: string, month: string) => ({ customerId: `${HISTORY_PREFIX}${customerId}#${month}` });
-const DAY_ATTRIBUTE = /^([ar])(\d{2})$/;
-const SHARD_KEY = /^shard#\d+#(.+)$/;
+export interface DayRow extends DayTotals {
+  date: string;
+}
 
-/** Every item a customer may be counted on (shards.ts), whatever its limits are now. */
-const counterKeys = (customerId: string) => Array.from({ length: MAX_SHARDS }, (_, i) => ({ customerId: shardKey(customerId, i) }));
+export interface MonthRow extends DayTotals {
+  customerId: string;
+  /** Days with at least one admitted or refused request. */
+  activeDays: number;
+}
 
-/**
- * Moves the final day counts `days` of the counter item `itemKey` (one of `customerId`'s) to its history, in one
- * transaction guarded on the values the caller saw. True when they were moved; false when the transaction lost
- * (another request moved them, or changed them, or held the item): they are then still where they were, or in the
- * history, and a later request moves what is left.
- */
-export async function recordDays(
-  db: DynamoDBDocumentClient,
-  table: string,
-  customerId: string,
-  itemKey: string,
-  days: readonly DayCount[],
-  retentionDays: number,
-): Promise<boolean> {
-  if (!days.length) return true;
-  const names: Record<string, string> = {};
-  const values: Record<string, NativeAttributeValue> = {};
-  days.forEach((count, i) => {
-    names[`#s${i}`] = count.name;
-    values[`:v${i}`] = count.value;
-  });
-  const byMonth = new Map<string, DayCount[]>();
-  for (const count of days) byMonth.set(monthOf(count.dayStart), [...(byMonth.get(monthOf(count.dayStart)) ?? []), count]);
-  const history = [...byMonth].map(([month, counts]) => {
-    const monthNames: Record<string, string> = {};
-    const monthValues: Record<string, NativeAttributeValue> = {
-      ':expires': retainUntil(parseMonth(month)?.last ?? counts[0]?.dayStart ?? 0, retentionDays),
-    };
-    const adds = counts.map((count, i) => {
-      monthNames[`#h${i}`] = `${count.kind === 'admitted' ? 'a' : 'r'}${dateOf(count.dayStart).slice(8)}`;
-      monthValues[`:h${i}`] = count.value;
-      return `#h${i} :h${i}`;
-    });
-    return {
-      Update: {
-        TableName: table,
-        Key: historyKey(customerId, month),
-        UpdateExpression: `ADD ${adds.join(', ')} SET expiresAt = :expires`,
-        ExpressionAttributeNames: monthNames,
-        ExpressionAttributeValues: monthValues,
-      },
-    };
-  });
-  try {
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: table,
-              Key: { customerId: itemKey },
-              UpdateExpression: `REMOVE ${Object.keys(names).join(', ')}`,
-              ConditionExpression: Object.keys(names)
-                .map((name, i) => `${name} = :v${i}`)
-                .join(' AND '),
-              ExpressionAttributeNames: names,
-              ExpressionAttributeValues: values,
-            },
-          },
-          ...history,
-        ],
-      }),
-      // The move rides on an admitted request, whose own DynamoDB calls have the time budget: it gets a second at
-      // most. A move cut off was applied whole or not at all (a transaction), and its guard makes a later one exact.
-      { abortSignal: AbortSignal.timeout(MOVE_TIMEOUT_MS) },
-    );
-    return true;
-  } catch (error) {
-    const lost =
-      error instanceof TransactionCanceledException &&
-      (error.CancellationReasons ?? []).some((r) => r.Code === 'ConditionalCheckFailed' || r.Code === 'TransactionConflict');
-    if (lost) return false;
-    throw error;
-  }
+export interface UsageHistoryOptions {
+  /** The keys of every counter item a customer may be counted on (lib/rate-limit/shards.ts, `counterKeys`). */
+  counterKeys: (customerId: string) => readonly string[];
 }
 
 /** Totals by customer and day start, gathered from history items and live counters. */
@@ -140,43 +56,18 @@ function add(totals: Totals, customerId: string, dayStart: number, part: Partial
   days.set(dayStart, { admitted: sum.admitted + (part.admitted ?? 0), refused: sum.refused + (part.refused ?? 0) });
 }
 
-function collect(items: Record<string, unknown>[]): Totals {
+/** `owners` names the customer of each counter item read; history items name theirs in their key. */
+function collect(items: Record<string, unknown>[], owners: ReadonlyMap<string, string>): Totals {
   const totals: Totals = new Map();
   for (const item of items) {
     const key = item.customerId;
     if (typeof key !== 'string') continue;
-    if (!key.startsWith(HISTORY_PREFIX)) {
-      // A counter item (the customer's own, or one of its shards): its days not moved yet.
-      const customerId = SHARD_KEY.exec(key)?.[1] ?? key;
-      for (const count of dayCounts(item)) add(totals, customerId, count.dayStart, { [count.kind]: count.value });
-      continue;
-    }
-    const split = key.lastIndexOf('#');
-    const customerId = key.slice(HISTORY_PREFIX.length, split);
-    const month = parseMonth(key.slice(split + 1));
-    if (!month) throw new Error(`usage history: malformed key ${key}`);
-    for (const [name, value] of Object.entries(item)) {
-      const match = DAY_ATTRIBUTE.exec(name);
-      if (!match || typeof value !== 'number') continue;
-      const dayStart = month.first + (Number(match[2]) - 1) * DAY_SECONDS;
-      add(totals, customerId, dayStart, match[1] === 'a' ? { admitted: value } : { refused: value });
-    }
+    const { customerId, days } = isHistoryKey(key) ? historyDays(item) : { customerId: owners.get(key), days: dayCounts(item) };
+    if (customerId === undefined) continue;
+    for (const count of days) add(totals, customerId, count.dayStart, { [count.kind]: count.value });
   }
   return totals;
 }
-
-export interface DayRow extends DayTotals {
-  date: string;
-}
-
-export interface MonthRow extends DayTotals {
-  customerId: string;
-  /** Days with at least one admitted or refused request. */
-  activeDays: number;
-}
-
-/** How long moving a finished day may add to the admitted request that carries it. */
-const MOVE_TIMEOUT_MS = 1_000;
 
 /** TransactGetItems takes at most 100 items. */
 const TRANSACTION_ITEMS = 100;
@@ -184,26 +75,34 @@ const TRANSACTION_ITEMS = 100;
 const PARALLEL_READS = 8;
 /**
  * TransactGetItems is cancelled while any of its items is being written, and a busy customer's counter items are
- * written by every admitted request: a report tries for about a minute (capped backoff) before it gives up.
+ * written by every admitted request. A report is an operator's, run by hand, so it tries long: 20 ms doubling to waits
+ * of at most 3 s, 40 attempts, about a minute, before it gives up.
  */
-const READ_ATTEMPTS = 40;
+const WHILE_ITEMS_ARE_WRITTEN: RetryPolicy = {
+  attempts: 40,
+  baseMs: 20,
+  capMs: 3_000,
+  retryable: (error) => error instanceof TransactionCanceledException,
+};
 
-/** The readers: the admin CLI's `usage`, `usage --month` and `customers show`. */
-export function usageHistory(db: DynamoDBDocumentClient, table: string) {
+export function usageHistory(db: DynamoDBDocumentClient, table: string, options: UsageHistoryOptions) {
+  /** A customer's counter items, each with its owner noted in `owners`. */
+  function counterItems(customerId: string, owners: Map<string, string>): Record<string, string>[] {
+    return options.counterKeys(customerId).map((key) => {
+      owners.set(key, customerId);
+      return { customerId: key };
+    });
+  }
+
   /**
    * `keys` (at most 100) read in one TransactGetItems: a day moved from a counter item to the history meanwhile is
    * seen on one side only. A read that meets a transaction under way is cancelled; it is tried again.
    */
-  async function readTogether(keys: readonly Record<string, string>[]): Promise<Record<string, unknown>[]> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const out = await db.send(new TransactGetCommand({ TransactItems: keys.map((Key) => ({ Get: { TableName: table, Key } })) }));
-        return (out.Responses ?? []).flatMap((r) => (r.Item ? [r.Item] : []));
-      } catch (error) {
-        if (!(error instanceof TransactionCanceledException) || attempt + 1 >= READ_ATTEMPTS) throw error;
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(3_000, 20 * 2 ** attempt)));
-      }
-    }
+  function readTogether(keys: readonly Record<string, string>[]): Promise<Record<string, unknown>[]> {
+    return retrying(async () => {
+      const out = await db.send(new TransactGetCommand({ TransactItems: keys.map((Key) => ({ Get: { TableName: table, Key } })) }));
+      return (out.Responses ?? []).flatMap((r) => (r.Item ? [r.Item] : []));
+    }, WHILE_ITEMS_ARE_WRITTEN);
   }
 
   /** Each group read together (a customer's counter items with its history items), a few groups at once. */
@@ -236,11 +135,12 @@ export function usageHistory(db: DynamoDBDocumentClient, table: string) {
     async days(customerId: string, first: number, last: number): Promise<DayRow[]> {
       const days = eachDay(first, last);
       const months = [...new Set(days.map(monthOf))];
+      const owners = new Map<string, string>();
       // The counter items and the newest months together; a range longer than that reads its oldest months apart.
-      const keys = [...counterKeys(customerId), ...months.reverse().map((m) => historyKey(customerId, m))];
+      const keys = [...counterItems(customerId, owners), ...months.reverse().map((m) => historyKey(customerId, m))];
       const groups = [keys.slice(0, TRANSACTION_ITEMS)];
       for (let i = TRANSACTION_ITEMS; i < keys.length; i += TRANSACTION_ITEMS) groups.push(keys.slice(i, i + TRANSACTION_ITEMS));
-      const totals = collect(await read(groups)).get(customerId);
+      const totals = collect(await read(groups), owners).get(customerId);
       return days.map((day) => ({ date: dateOf(day), ...(totals?.get(day) ?? { admitted: 0, refused: 0 }) }));
     },
 
@@ -248,7 +148,9 @@ export function usageHistory(db: DynamoDBDocumentClient, table: string) {
     async month(customerIds: readonly string[], month: string): Promise<MonthRow[]> {
       const range = parseMonth(month);
       if (!range) throw new Error(`usage history: not a month: ${month}`);
-      const totals = collect(await read(grouped(customerIds.map((id) => [...counterKeys(id), historyKey(id, month)]))));
+      const owners = new Map<string, string>();
+      const perCustomer = customerIds.map((id) => [...counterItems(id, owners), historyKey(id, month)]);
+      const totals = collect(await read(grouped(perCustomer)), owners);
       return customerIds.map((customerId) => {
         const inMonth = [...(totals.get(customerId) ?? new Map<number, DayTotals>())].filter(
           ([day]) => day >= range.first && day <= range.last,

@@ -4,7 +4,8 @@
  * The authorizer bundle gets REQUEST events with real keys; every operation's bundle gets REST proxy events that
  * carry the context the authorizer bundle returned, stringified as API Gateway passes it. Each function runs in a
  * process of its own with exactly the environment its template gives it (table names mapped to this file's
- * DynamoDB Local tables), as on Lambda. Every answer must keep the contract and match openapi.json.
+ * DynamoDB Local tables), as on Lambda. Every answer must keep the contract and match openapi.json. The authorizer's
+ * bundle is also read: it must carry none of the admin CLI's writes (admin-markers.ts).
  *
  * The production stack is synthesized in-process with bundling on for it alone (about 6 s; CDK's bundling-stacks
  * context, as `cdk synth --exclusively` uses it): the staging functions are the same code with another STAGE.
@@ -28,6 +29,7 @@ import { deployedVariables } from '../support/deployed-variables.js';
 import { proxyEvent } from '../support/events.js';
 import { NODE24_VERSION, node24 } from '../support/node24.js';
 import { openApiProblems } from '../support/openapi-conformance.js';
+import { ADMIN_MODULES, adminMarkers } from './admin-markers.js';
 
 const RUNNER = fileURLToPath(new URL('./run-bundle.mjs', import.meta.url));
 const run = promisify(execFile);
@@ -231,6 +233,21 @@ describe(`the synthesized bundles on Node.js ${NODE24_VERSION} against DynamoDB 
     const expected = [...ROUTES.map((r) => r.operationId), 'authorizer'].sort();
     expect(functions.map((f) => f.name).sort()).toEqual(expected);
     expect(Object.keys(OPERATION_CASES).sort()).toEqual(ROUTES.map((r) => r.operationId).sort());
+  });
+
+  it('the authorizer bundle carries its two reads and none of the admin writes (lib/auth/admin*.ts)', () => {
+    const code = (name: string) => readFileSync(functions.find((f) => f.name === name)?.bundle ?? '', 'utf8');
+    const authorizer = code('authorizer');
+    // The SDK names each command's operation in a string that minifying keeps: the authorizer's GetItem is there,
+    // no write is. createCategory's TransactWriteItems shows that the names are found where they are.
+    const operations = (bundle: string, names: string[]) => names.filter((name) => bundle.includes(`"${name}"`));
+    expect(operations(authorizer, ['GetItem'])).toEqual(['GetItem']);
+    expect(operations(code('createCategory'), ['TransactWriteItems'])).toEqual(['TransactWriteItems']);
+    expect(operations(authorizer, ['TransactWriteItems', 'UpdateItem', 'PutItem', 'DeleteItem', 'BatchWriteItem'])).toEqual([]);
+    // The admin modules' own strings (their update and condition expressions, their messages): none is there.
+    const markers = adminMarkers();
+    expect(markers.length, `strings found in ${ADMIN_MODULES.join(', ')}`).toBeGreaterThan(15);
+    expect(markers.filter((marker) => authorizer.includes(marker))).toEqual([]);
   });
 
   it('authorizer: Allow with the customer, plan and limits for a key; Deny with the reason for others', async () => {

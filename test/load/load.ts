@@ -12,8 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import autocannon from 'autocannon';
+import { authAdmin } from '../../lib/auth/admin.js';
 import { generateKey } from '../../lib/auth/keys.js';
-import { authStore } from '../../lib/auth/store.js';
 import { createDynamoClient } from '../../lib/dynamo/create-client.js';
 import { localTableNames } from '../../lib/dynamo/tables.js';
 import type { Limits, Plan } from '../../lib/plans.js';
@@ -68,7 +68,7 @@ const base = new URL(local.production).origin;
 const client = createDynamoClient(`http://127.0.0.1:${local.env.DYNAMODB_PORT}`);
 const db = DynamoDBDocumentClient.from(client);
 const tables = localTableNames('production');
-const auth = authStore(db, { customers: tables.CUSTOMERS_TABLE, keys: tables.KEYS_TABLE });
+const auth = authAdmin(db, { customers: tables.CUSTOMERS_TABLE, keys: tables.KEYS_TABLE });
 
 async function customer(plan: Plan, limits?: Limits): Promise<string> {
   const customerId = `load-${plan}-${randomUUID().slice(0, 6)}`;

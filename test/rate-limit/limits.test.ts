@@ -11,7 +11,7 @@ import { handler as getRateLimitStatus } from '../../functions/get-rate-limit-st
 import { handler as listCategories } from '../../functions/list-categories.js';
 import { resetClock, setClock } from '../../lib/clock.js';
 import { config, setConfig } from '../../lib/config.js';
-import { documentClient, dynamoClient } from '../../lib/dynamo/client.js';
+import { documentClient } from '../../lib/dynamo/client.js';
 import { PLAN_LIMITS, type Plan } from '../../lib/plans.js';
 import { callCountName, dayCountName, minuteCountName } from '../../lib/rate-limit/counter-item.js';
 import { deprecatedCallStore } from '../../lib/rate-limit/deprecated-calls.js';
@@ -19,7 +19,6 @@ import { dynamoRateLimiter } from '../../lib/rate-limit/dynamo-limiter.js';
 import { ITEM_CAPACITY_PER_MINUTE, shardCount, shardKey } from '../../lib/rate-limit/shards.js';
 import { storedCounts } from '../support/counters.js';
 import { testDb } from '../support/customers.js';
-import { recordCalls } from '../support/dynamo-calls.js';
 import { type Answer, invoke, proxyEvent } from '../support/events.js';
 
 // The clock below is years ahead; keep GET /pets/{petId} before its sunset for the deprecated-call count.
@@ -258,6 +257,7 @@ describe('GET /rate-limit', () => {
   });
 });
 
+// How many writes an admitted call to a deprecated operation costs: deprecated-call-writes.test.ts.
 describe('deprecated operations are counted per customer', () => {
   const pet = (c: { customerId: string }, limits: { perMinute: number; perDay: number }) => {
     const authorizer = {
@@ -269,25 +269,6 @@ describe('deprecated operations are counted per customer', () => {
     };
     return invoke(getPetById, proxyEvent({ path: '/pets/7', resource: '/pets/{petId}', pathParameters: { petId: '7' }, authorizer }));
   };
-
-  it('each admitted call to getPetById is counted with its time, by the admitting write itself; refused ones are not', async () => {
-    const limits = { perMinute: 2, perDay: 100 };
-    const c = customer('enterprise', limits);
-    const recorder = recordCalls(dynamoClient(), 'deprecatedCallRecorder');
-    try {
-      expect((await pet(c, limits)).status).toBe(501);
-      now += 1_500;
-      expect((await pet(c, limits)).status).toBe(501);
-      // One write per admitted call: the admission, which counts the call too.
-      expect(recorder.take().map((call) => call.command)).toEqual(['UpdateItemCommand', 'UpdateItemCommand']);
-      now += 1_000;
-      expect((await pet(c, limits)).status).toBe(429);
-    } finally {
-      recorder.detach();
-    }
-    const last = new Date(Math.floor((T0 + 1_500) / 1000) * 1000).toISOString();
-    expect(await deprecatedCalls.read(c.customerId)).toEqual({ getPetById: { count: 2, last } });
-  });
 
   it("a sharded customer's calls are added up over its items, and the earlier record's calls are added in", async () => {
     const c = { customerId: `rl-dep-${randomUUID().slice(0, 8)}` };

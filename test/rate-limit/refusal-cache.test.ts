@@ -1,32 +1,42 @@
 /**
  * A warm instance's memory of refusals (issue 13, point 2), with every DynamoDB call counted. Through the real
  * Middy chain where the answer matters (the same 429, headers and Retry-After with no call), and on instances of
- * the limiter built here where the batching of refusal counts matters (their timer is in the test's hands).
+ * the limiter built here where the batching of refusal counts matters (their timer is in the test's hands). Every
+ * handler this file calls is a new instance (newInstance, which resets the module registry), made for its test.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { handler as listCategories } from '../../functions/list-categories.js';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { setClock } from '../../lib/clock.js';
-import { documentClient, dynamoClient } from '../../lib/dynamo/client.js';
 import { dynamoRateLimiter } from '../../lib/rate-limit/dynamo-limiter.js';
 import { BAN_RECHECK_MS, refusalCache } from '../../lib/rate-limit/refusal-cache.js';
 import { storedCounts } from '../support/counters.js';
-import { isRefusalCount, recordCalls } from '../support/dynamo-calls.js';
+import { type CallRecorder, isRefusalCount, newInstance, recordedClient } from '../support/dynamo-calls.js';
 import { type Answer, invoke, proxyEvent } from '../support/events.js';
-
-const recorder = recordCalls(dynamoClient());
-afterAll(() => recorder.detach());
 
 /** 2036-03-10 12:34:00 UTC, a minute start in the future (DynamoDB Local applies the TTL). */
 const T0 = Date.UTC(2036, 2, 10, 12, 34, 0);
 let now = T0;
 setClock(() => now);
-beforeEach(() => {
+
+/** The limiters built here (the store, the instances below) run on a client of this file's own. */
+const own = recordedClient();
+/**
+ * The chain's instance (list-categories' handler, its rate limiter and clients): a new one for each test, so what
+ * it records is that test's, never a refusal batch an earlier test's instance writes when its timer fires.
+ */
+let chain: Awaited<ReturnType<typeof newChain>>;
+const newChain = () =>
+  newInstance(
+    () => import('../../functions/list-categories.js'),
+    () => now,
+  );
+beforeEach(async () => {
   now = T0;
-  recorder.take();
+  own.recorder.take();
+  chain = await newChain();
 });
 
-const store = dynamoRateLimiter(documentClient(), process.env.COUNTERS_TABLE ?? '', { banSeconds: 900 });
+const store = dynamoRateLimiter(own.db, process.env.COUNTERS_TABLE ?? '', { banSeconds: 900 });
 /** Another instance: its own memory over the same table; its leftover writes run when the test says. */
 function instance() {
   const scheduled: (() => void)[] = [];
@@ -46,7 +56,7 @@ function caller(limits: { perMinute: number; perDay: number }, customerId = `cac
     perMinute: String(limits.perMinute),
     perDay: String(limits.perDay),
   };
-  return { customerId, limits, list: () => invoke(listCategories, proxyEvent({ authorizer })) };
+  return { customerId, limits, list: () => invoke(chain.handler, proxyEvent({ authorizer })) };
 }
 
 /** The answer without what differs per request. */
@@ -55,10 +65,10 @@ const sameAnswer = ({ status, headers, body }: Answer) => {
   return { status, headers: rest, body };
 };
 
-/** Calls other than the batched refusal counts (which a timer may write at any moment). */
-const requestCalls = () => recorder.take().filter((c) => !isRefusalCount(c));
-/** The calls about one customer's item (the chain's own instance may write other customers' counts meanwhile). */
-const callsFor = (customerId: string) => recorder.take().filter((c) => c.key === customerId);
+/** The chain's calls other than its batched refusal counts (which its timer may write at any moment). */
+const requestCalls = () => chain.calls.take().filter((c) => !isRefusalCount(c));
+/** The calls about one customer's item. */
+const callsFor = (recorder: CallRecorder, customerId: string) => recorder.take().filter((c) => c.key === customerId);
 
 describe('a warm instance that has seen a customer refused', () => {
   it('answers its next requests with the same 429, headers and Retry-After, and no DynamoDB call', async () => {
@@ -67,7 +77,7 @@ describe('a warm instance that has seen a customer refused', () => {
     for (let i = 0; i < 3; i++) expect((await c.list()).status).toBe(200);
     const fromDynamo = await c.list();
     expect(fromDynamo.status).toBe(429);
-    recorder.take();
+    chain.calls.take();
 
     const fromMemory = await c.list();
     expect(requestCalls()).toEqual([]);
@@ -103,7 +113,7 @@ describe('a warm instance that has seen a customer refused', () => {
     for (let i = 0; i < 5; i++) await c.list();
     expect((await c.list()).status).toBe(429);
     now = T0 + 5 * 60_000;
-    recorder.take();
+    chain.calls.take();
     const answer = await c.list();
     expect(requestCalls()).toEqual([]);
     expect(answer.headers).toMatchObject({ 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(Date.UTC(2036, 2, 11) / 1000) });
@@ -114,7 +124,7 @@ describe('a warm instance that has seen a customer refused', () => {
     const c = caller({ perMinute: 60, perDay: 1_000 });
     const answers = await Promise.all(Array.from({ length: 600 }, () => c.list()));
     expect(answers.filter((a) => a.status === 200)).toHaveLength(60);
-    const calls = callsFor(c.customerId);
+    const calls = callsFor(chain.calls, c.customerId);
     const counted = calls.filter((call) => call.command === 'UpdateItemCommand' && !isRefusalCount(call));
     expect(counted.length).toBeLessThanOrEqual(600 + 1); // one admission each, and the ban's write
     expect(calls.filter(isRefusalCount).length).toBeLessThanOrEqual(5);
@@ -128,11 +138,11 @@ describe('refusals answered from memory count toward the ban, in batches', () =>
     const id = `batch-${randomUUID().slice(0, 8)}`;
     const limits = { perMinute: 5, perDay: 1_000 }; // ban threshold: max(10, 5) = 10
     for (let i = 0; i < 5; i++) await limiter.consume(id, limits, T0);
-    recorder.take();
+    own.recorder.take();
 
     const refuse = async (atMs: number) => {
       const admission = await limiter.consume(id, limits, atMs);
-      return { admission, calls: callsFor(id) };
+      return { admission, calls: callsFor(own.recorder, id) };
     };
     // The first refusal reaches DynamoDB: its failed admission is its only write.
     expect((await refuse(T0)).calls).toEqual([expect.objectContaining({ error: 'ConditionalCheckFailedException' })]);
@@ -191,7 +201,7 @@ describe('a remembered ban', () => {
     const refusals = [];
     for (let i = 0; i < 10; i++) refusals.push(await c.list());
     expect(refusals.at(-1)?.body).toMatchObject({ code: 'API_KEY_TEMPORARILY_BANNED' });
-    recorder.take();
+    chain.calls.take();
 
     now = T0 + 3_000;
     expect((await c.list()).body).toMatchObject({ code: 'API_KEY_TEMPORARILY_BANNED' });
@@ -199,7 +209,6 @@ describe('a remembered ban', () => {
 
     // The operator lifts the ban (the admin CLI's store, another process); this instance still remembers it...
     expect(await store.unban(c.customerId, now)).toBe(true);
-    recorder.take();
     now = T0 + 1_000 + BAN_RECHECK_MS - 1;
     expect((await c.list()).body).toMatchObject({ code: 'API_KEY_TEMPORARILY_BANNED' });
     expect(requestCalls()).toEqual([]);
@@ -221,11 +230,11 @@ describe('a remembered ban', () => {
     const limits = { perMinute: 1, perDay: 1_000 };
     await store.countRefusals(id, limits, 10, T0 / 1000, T0);
     expect(await limiter.consume(id, limits, T0)).toMatchObject({ reason: 'banned' });
-    recorder.take();
+    own.recorder.take();
     expect(await limiter.consume(id, limits, T0 + 5_000)).toMatchObject({ reason: 'banned' });
-    expect(callsFor(id)).toEqual([]);
+    expect(callsFor(own.recorder, id)).toEqual([]);
     expect(await limiter.consume(id, limits, T0 + 15_000)).toMatchObject({ reason: 'banned', banUntil: T0 / 1000 + 900 });
-    expect(callsFor(id)).toHaveLength(1);
+    expect(callsFor(own.recorder, id)).toHaveLength(1);
     expect((await limiter.consume(id, limits, T0 + 900_000)).admitted).toBe(true);
   });
 });

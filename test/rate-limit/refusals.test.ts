@@ -4,18 +4,17 @@
  * threshold writes the ban, and the threshold stays exact under concurrency.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { documentClient, dynamoClient } from '../../lib/dynamo/client.js';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { banThreshold } from '../../lib/rate-limit/ban.js';
 import { dynamoRateLimiter } from '../../lib/rate-limit/dynamo-limiter.js';
 import { windowStarts } from '../../lib/rate-limit/windows.js';
 import { storedCounts } from '../support/counters.js';
 import { testDb } from '../support/customers.js';
-import { isRefusalCount, recordCalls } from '../support/dynamo-calls.js';
+import { isRefusalCount, recordedClient } from '../support/dynamo-calls.js';
 
-const store = dynamoRateLimiter(documentClient(), process.env.COUNTERS_TABLE ?? '', { banSeconds: 900 });
-const recorder = recordCalls(dynamoClient());
-afterAll(() => recorder.detach());
+/** The store under test runs on a client of this file's own: every call it records is the store's. */
+const { db, recorder } = recordedClient();
+const store = dynamoRateLimiter(db, process.env.COUNTERS_TABLE ?? '', { banSeconds: 900 });
 beforeEach(() => {
   recorder.take();
 });

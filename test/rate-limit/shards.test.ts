@@ -9,7 +9,6 @@ import { ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { nowMs, setClock } from '../../lib/clock.js';
-import { documentClient, dynamoClient } from '../../lib/dynamo/client.js';
 import { toHttpError } from '../../lib/http/http-errors.js';
 import { dayCountName, minuteCountName } from '../../lib/rate-limit/counter-item.js';
 import { dynamoRateLimiter } from '../../lib/rate-limit/dynamo-limiter.js';
@@ -27,15 +26,18 @@ import {
 } from '../../lib/rate-limit/shards.js';
 import { storedCounts } from '../support/counters.js';
 import { testDb } from '../support/customers.js';
-import { recordCalls } from '../support/dynamo-calls.js';
+import { recordedClient } from '../support/dynamo-calls.js';
 
 const TABLE = process.env.COUNTERS_TABLE ?? '';
+/** The limiters of this file run on a client of its own: what the tests count or throttle is theirs alone. */
+const own = recordedClient();
 /** 2036-03-10 12:34:00 UTC, a minute start in the future (DynamoDB Local applies the TTL). */
 const T0 = Date.UTC(2036, 2, 10, 12, 34, 0);
 let now = T0;
 setClock(() => now);
 beforeEach(() => {
   now = T0;
+  own.recorder.take();
 });
 let serial = 0;
 const customer = (what: string) => `shard-${what}-${Date.now().toString(36)}-${serial++}`;
@@ -70,7 +72,7 @@ describe('how many items, and each one share', () => {
 
 /** A limiter whose items carry `capacity` a minute: a sharded customer without sending 30,000 requests. */
 const scaled = (capacity: number) =>
-  refusalCache(dynamoRateLimiter(documentClient(), TABLE, { banSeconds: 900, itemCapacityPerMinute: capacity }), { schedule: () => {} });
+  refusalCache(dynamoRateLimiter(own.db, TABLE, { banSeconds: 900, itemCapacityPerMinute: capacity }), { schedule: () => {} });
 
 describe('a customer counted on several items', () => {
   const limits = { perMinute: 400, perDay: 10_000 };
@@ -98,15 +100,14 @@ describe('a customer counted on several items', () => {
       );
     }
     const limiter = scaled(capacity);
-    const recorder = recordCalls(dynamoClient(), 'spillRecorder');
+    own.recorder.take();
     const last = await limiter.consume(id, limits, now);
     expect(last).toMatchObject({ admitted: true });
     const refused = await limiter.consume(id, limits, now);
     expect(refused).toMatchObject({ admitted: false, reason: 'limit' });
     expect(refused.windows.minute).toMatchObject({ remaining: 0, reset: T0 / 1000 + 60 });
     // The instance remembers which items are full: the two requests together wrote each item at most once more.
-    const writes = recorder.take().filter((c) => c.command === 'UpdateItemCommand');
-    recorder.detach();
+    const writes = own.recorder.take().filter((c) => c.command === 'UpdateItemCommand');
     expect(writes.length).toBeLessThanOrEqual(4);
     expect(new Set(writes.map((w) => w.key)).size).toBe(writes.length);
     expect((await limiter.peek(id, limits, now)).windows.minute.remaining).toBe(0);
@@ -126,7 +127,7 @@ describe('a customer counted on several items', () => {
 
   it('is banned on every item, and unbanned on every item', async () => {
     const id = customer('ban');
-    const store = dynamoRateLimiter(documentClient(), TABLE, { banSeconds: 900, itemCapacityPerMinute: capacity });
+    const store = dynamoRateLimiter(own.db, TABLE, { banSeconds: 900, itemCapacityPerMinute: capacity });
     await store.countRefusals(id, limits, 400, T0 / 1000, now);
     for (let i = 0; i < 4; i++) {
       const fresh = scaled(capacity);
@@ -150,7 +151,7 @@ describe('under a per-item write ceiling, as DynamoDB enforces per partition', (
   // Below the SDK's retries: each attempt counts, as each reaches DynamoDB. A throttled write is not counted (it
   // consumed nothing) and is retried by the SDK with backoff, like the real error it imitates.
   beforeAll(() =>
-    dynamoClient().middlewareStack.add(
+    own.client.middlewareStack.add(
       (next, context) => async (args) => {
         const input: unknown = args.input;
         const key =
@@ -176,7 +177,7 @@ describe('under a per-item write ceiling, as DynamoDB enforces per partition', (
       { step: 'deserialize', priority: 'high', name: THROTTLE },
     ),
   );
-  afterAll(() => dynamoClient().middlewareStack.remove(THROTTLE));
+  afterAll(() => own.client.middlewareStack.remove(THROTTLE));
 
   /**
    * 4 × X requests in each second of the test clock, spread over it in waves of 4 concurrent requests (as requests

@@ -14,7 +14,7 @@ import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DynamoLocal, startDynamoLocal } from '../../infra/local/dynamodb-local.js';
 import { ensureTables } from '../../infra/local/tables.js';
-import { authStore } from '../../lib/auth/store.js';
+import { authAdmin } from '../../lib/auth/admin.js';
 import { createDynamoClient } from '../../lib/dynamo/create-client.js';
 import { TABLES, type TableSpec } from '../../lib/dynamo/tables.js';
 import { setLogSink } from '../../lib/log.js';
@@ -46,7 +46,7 @@ beforeAll(async () => {
   process.env.DYNAMODB_ENDPOINT = dynamoLocal.endpoint;
   const { db, destroy } = adminDb();
   await ensureTables(createDynamoClient(dynamoLocal.endpoint), tables);
-  const auth = authStore(db, { customers: tables.CUSTOMERS_TABLE, keys: tables.KEYS_TABLE });
+  const auth = authAdmin(db, { customers: tables.CUSTOMERS_TABLE, keys: tables.KEYS_TABLE });
   for (const customerId of ['outage-a', 'outage-b']) {
     await auth.setPlan(customerId, 'enterprise', { perMinute: 20_000, perDay: 1_000_000_000 });
     const { apiKey } = await auth.createKey(customerId, 'production');

@@ -1,7 +1,7 @@
 /** Customers and keys made straight in this test file's tables, as the admin CLI would make them. */
 import { randomUUID } from 'node:crypto';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { authStore } from '../../lib/auth/store.js';
+import { authAdmin } from '../../lib/auth/admin.js';
 import { createDynamoClient } from '../../lib/dynamo/create-client.js';
 import type { Limits, Plan } from '../../lib/plans.js';
 import type { Stage } from '../../lib/stacks.js';
@@ -10,7 +10,7 @@ export const testDb = DynamoDBDocumentClient.from(createDynamoClient(process.env
   marshallOptions: { removeUndefinedValues: true },
 });
 
-export const testAuthStore = authStore(testDb, {
+export const testAuthStore = authAdmin(testDb, {
   customers: process.env.CUSTOMERS_TABLE as string,
   keys: process.env.KEYS_TABLE as string,
 });

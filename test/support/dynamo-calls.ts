@@ -1,8 +1,15 @@
 /**
- * Counts the DynamoDB calls a process makes, through a middleware on its client (below the retries, so once per attempt
- * that reaches the wire): which command, on which item, and whether it failed.
+ * Counts DynamoDB calls, through a middleware on a client (below the retries, so once per attempt that reaches the
+ * wire): which command, on which item, and whether it failed. What a test counts goes through a client of its own,
+ * never one that earlier tests (or the code under test, in the background) also use: a refusal batch written by a
+ * timer, or a day being moved, would otherwise be counted as the test's.
+ * - `recordedClient()`: a new client for a store or limiter the test builds itself.
+ * - `newInstance()`: a new Lambda instance for a test that calls a handler: the product's modules imported afresh,
+ *   so its process-wide clients (lib/dynamo/client.ts), rate limiter and stores are its own.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { vi } from 'vitest';
+import { createDocumentClient, createDynamoClient } from '../../lib/dynamo/create-client.js';
 
 export interface RecordedCall {
   command: string;
@@ -61,4 +68,28 @@ export function recordCalls(client: DynamoDBClient, name = 'testCallRecorder') {
       client.middlewareStack.remove(name);
     },
   };
+}
+
+export type CallRecorder = ReturnType<typeof recordCalls>;
+
+/** A DynamoDB client of the test's own (and its document client), every call on it recorded. */
+export function recordedClient(name?: string) {
+  const client = createDynamoClient(process.env.DYNAMODB_ENDPOINT);
+  return { client, db: createDocumentClient(client), recorder: recordCalls(client, name) };
+}
+
+/**
+ * A new Lambda instance in this test process. The module registry is reset, then `load` imports what the test
+ * calls (a handler, and any setting it needs first) into the new instance; the instance reads `clock` and its two
+ * process-wide clients are recorded: `calls` the operations', `authorizerCalls` the authorizer's. Modules the test
+ * file imported statically stay the earlier instance's, but a module they import lazily from then on (the local
+ * gateway's handlers) comes from the reset registry: a file that makes instances calls every handler through one.
+ */
+export async function newInstance<T>(load: () => Promise<T>, clock?: () => number) {
+  vi.resetModules();
+  const { setClock } = await import('../../lib/clock.js');
+  const { authorizerDynamoClient, dynamoClient } = await import('../../lib/dynamo/client.js');
+  if (clock) setClock(clock);
+  const loaded = await load();
+  return { ...loaded, calls: recordCalls(dynamoClient()), authorizerCalls: recordCalls(authorizerDynamoClient()) };
 }

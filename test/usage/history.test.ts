@@ -1,5 +1,5 @@
 /**
- * The daily usage history (lib/usage/history.ts): the day counts on the counter items, moved to the history once
+ * The daily usage history (lib/usage/): the day counts on the counter items, moved to the history once
  * final by a guarded transaction, exact under concurrency across UTC midnight (and while several instances race to
  * move a day), refusals counted beside admissions, kept for the retention, read back by day and by month.
  */
@@ -15,7 +15,7 @@ import { dayCountName, dayRefusalName } from '../../lib/rate-limit/counter-item.
 import { dynamoRateLimiter } from '../../lib/rate-limit/dynamo-limiter.js';
 import type { Admission, CounterStore } from '../../lib/rate-limit/limiter.js';
 import { refusalCache } from '../../lib/rate-limit/refusal-cache.js';
-import { shardKey } from '../../lib/rate-limit/shards.js';
+import { counterKeys, shardKey } from '../../lib/rate-limit/shards.js';
 import { windowStarts } from '../../lib/rate-limit/windows.js';
 import { DAY_SECONDS } from '../../lib/usage/days.js';
 import { usageHistory } from '../../lib/usage/history.js';
@@ -23,7 +23,7 @@ import { testDb } from '../support/customers.js';
 import { type Answer, invoke, proxyEvent } from '../support/events.js';
 
 const COUNTERS_TABLE = process.env.COUNTERS_TABLE ?? '';
-const history = usageHistory(documentClient(), COUNTERS_TABLE);
+const history = usageHistory(documentClient(), COUNTERS_TABLE, { counterKeys });
 
 /**
  * Midnight between 2036-03-10 and 2036-03-11 UTC: in the future, as DynamoDB Local applies the counters' TTL to the

@@ -1,6 +1,6 @@
 /** `customers list`: every customer with its plan, limits, number of working keys and whether it is suspended. */
 import { keyStatus } from '../../auth/key-status.js';
-import { limitsOf } from '../../auth/store.js';
+import { limitsOf } from '../../auth/records.js';
 import { nowMs } from '../../clock.js';
 import { defineCommand } from '../command.js';
 

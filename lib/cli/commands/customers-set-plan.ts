@@ -1,6 +1,6 @@
 /** `customers set-plan`: creates a customer or changes its plan; Enterprise takes its own two limits. Audited. */
 import { changed } from '../../audit/trail.js';
-import { limitsOf } from '../../auth/store.js';
+import { limitsOf } from '../../auth/records.js';
 import { nowMs } from '../../clock.js';
 import { PLAN_NAMES } from '../../plans.js';
 import { CustomerIdSchema, parseLimit, parsePlan, parseWith, UsageError } from '../args.js';
@@ -28,7 +28,7 @@ export const customersSetPlan = defineCommand({
     const wanted = perMinute && perDay ? { perMinute, perDay } : undefined;
     return async ({ auth, audit }) => {
       const now = new Date(nowMs());
-      const seen = (await auth.getCustomer(customerId, true)) ?? null;
+      const seen = (await auth.getCustomer(customerId)) ?? null;
       const limits = limitsOf({ plan, ...wanted });
       const changes = changed(seen ? { plan: seen.plan, ...limitsOf(seen) } : {}, { plan, ...limits });
       if (Object.keys(changes).length) {

@@ -1,5 +1,5 @@
 /** `customers show`: one customer's plan, limits, suspension, keys, today's usage and ban, read without writing. */
-import { limitsOf } from '../../auth/store.js';
+import { limitsOf } from '../../auth/records.js';
 import { nowMs } from '../../clock.js';
 import { dayStartOf } from '../../usage/days.js';
 import { CustomerIdSchema, parseWith } from '../args.js';

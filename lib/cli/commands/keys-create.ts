@@ -17,7 +17,7 @@ export const keysCreate = defineCommand({
     const name = parseKeyName(flags.name);
     const expiresAt = parseExpiry(flags['expires-in'], flags['expires-at'], nowMs());
     return async ({ auth, audit }) => {
-      const customer = await auth.getCustomer(customerId, true);
+      const customer = await auth.getCustomer(customerId);
       if (!customer) throw new UsageError(`no customer "${customerId}" in ${stage}: create it with customers set-plan first`);
       const now = new Date(nowMs());
       const { apiKey, record } = await auth.createKey(customerId, stage, name, {

@@ -1,5 +1,5 @@
 /** `keys revoke`: revokes a key by its public id; the authorizer's cache lets it work until its TTL ends. Audited. */
-import { KeyNotFound } from '../../auth/store.js';
+import { KeyNotFound } from '../../auth/admin-change.js';
 import { nowMs } from '../../clock.js';
 import { KeyIdSchema, parseWith } from '../args.js';
 import { defineCommand } from '../command.js';

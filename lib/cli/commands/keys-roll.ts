@@ -3,8 +3,9 @@
  * period ends (default 24 h, `--grace 0` for none), then is refused as expired. A roll never lengthens the old key's
  * life, and the new key keeps the old one's name unless `--name` says otherwise. Audited.
  */
+
+import { KeyNotFound } from '../../auth/admin-change.js';
 import { keyStatus } from '../../auth/key-status.js';
-import { KeyNotFound } from '../../auth/store.js';
 import { nowMs } from '../../clock.js';
 import { KeyIdSchema, parseDuration, parseKeyName, parseWith, UsageError } from '../args.js';
 import { defineCommand } from '../command.js';
@@ -27,7 +28,7 @@ export const keysRoll = defineCommand({
       if (!old || old.stage !== stage) throw new KeyNotFound(`no key "${keyId}"`);
       if (old.status === 'revoked') throw new UsageError(`key ${keyId} is revoked: issue a new one with keys create`);
       if (old.rolledTo) throw new UsageError(`key ${keyId} was already rolled, to ${old.rolledTo}: roll that one`);
-      const customer = await auth.getCustomer(old.customerId, true);
+      const customer = await auth.getCustomer(old.customerId);
       if (!customer) throw new UsageError(`key ${keyId} belongs to no customer in ${stage}`);
       const now = new Date(nowMs());
       // A roll never lengthens the old key's life.

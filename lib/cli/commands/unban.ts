@@ -1,5 +1,5 @@
 /** `unban`: lifts a customer's temporary ban before it runs out. Audited, by a record written right after the unban. */
-import { limitsOf } from '../../auth/store.js';
+import { limitsOf } from '../../auth/records.js';
 import { nowMs } from '../../clock.js';
 import { CustomerIdSchema, parseWith } from '../args.js';
 import { defineCommand } from '../command.js';

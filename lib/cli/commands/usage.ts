@@ -3,7 +3,7 @@
  * deprecated operations; or with `--month` every customer's totals for a month, the basis of a bill (`--csv` for a
  * spreadsheet). Read without consuming quota.
  */
-import { limitsOf } from '../../auth/store.js';
+import { limitsOf } from '../../auth/records.js';
 import { nowMs } from '../../clock.js';
 import { DAY_SECONDS, dateOf, dayStartOf, parseMonth } from '../../usage/days.js';
 import { CustomerIdSchema, parseDay, parseMonthFlag, parseWith, UsageError } from '../args.js';

@@ -1,0 +1,58 @@
+/**
+ * How the admin CLI changes customers and keys: every change is one TransactWriteItems holding the change, guarded
+ * on the state the CLI read (so the audit record it passes in `also`, which says what changed from what, is true),
+ * and the audit record itself. The errors a change can end in are named here, for the CLI to answer with.
+ */
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { Customer, KeyRecord } from './records.js';
+
+export class CustomerNotFound extends Error {}
+export class KeyNotFound extends Error {}
+/** What the CLI read changed before its write landed (another operator, most likely): nothing was written. */
+export class ConcurrentChange extends Error {}
+
+/** One part of a TransactWriteItems, such as the audit record that goes with a change. */
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** What a change may take besides its own arguments. */
+export interface ChangeOptions {
+  now?: Date;
+  /** Written in the same transaction as the change, after it (the audit record). */
+  also?: readonly TransactItem[];
+}
+
+/** A change that issues a key: what goes with it may name the new key (its keyId, never the key). */
+export interface NewKeyOptions extends Omit<ChangeOptions, 'also'> {
+  also?: (record: KeyRecord) => readonly TransactItem[];
+  /** When the new key stops working; none: never. */
+  expiresAt?: Date;
+}
+
+/**
+ * Sends one transaction. When a part's condition failed, `onCondition` gets that part's index and names the error
+ * to throw; undefined leaves the SDK's error as it is.
+ */
+export async function transact(
+  db: DynamoDBDocumentClient,
+  items: TransactItem[],
+  onCondition: (index: number) => Error | undefined,
+): Promise<void> {
+  try {
+    await db.send(new TransactWriteCommand({ TransactItems: items }));
+  } catch (error) {
+    if (error instanceof TransactionCanceledException) {
+      const index = (error.CancellationReasons ?? []).findIndex((r) => r.Code === 'ConditionalCheckFailed');
+      const named = index >= 0 ? onCondition(index) : undefined;
+      if (named) throw named;
+    }
+    throw error;
+  }
+}
+
+/** The condition that a customer is still as the caller read it (`undefined`: no condition). */
+export function guardOn(seen: Customer | null | undefined): { condition?: string; values: Record<string, string> } {
+  if (seen === undefined) return { values: {} };
+  if (seen === null) return { condition: 'attribute_not_exists(customerId)', values: {} };
+  return { condition: 'updatedAt = :seenUpdatedAt', values: { ':seenUpdatedAt': seen.updatedAt } };
+}

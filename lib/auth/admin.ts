@@ -1,0 +1,15 @@
+/**
+ * The admin's store of customers and keys: customer-admin.ts and key-admin.ts over one client and the two tables,
+ * as the admin CLI (lib/cli/stores.ts) and `npm start`'s demo key use them. No function imports it: the authorizer
+ * reads through reader.ts alone.
+ */
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { customerAdmin } from './customer-admin.js';
+import { keyAdmin } from './key-admin.js';
+import type { AuthTables } from './records.js';
+
+export function authAdmin(db: DynamoDBDocumentClient, tables: AuthTables) {
+  return { ...customerAdmin(db, tables), ...keyAdmin(db, tables) };
+}
+
+export type AuthAdmin = ReturnType<typeof authAdmin>;

@@ -1,0 +1,127 @@
+/**
+ * The admin's reads and writes of customers: create one or change its plan, list them, suspend and resume. Every
+ * read is strongly consistent, because the write that follows it is guarded on what it saw (admin-change.ts).
+ */
+import { type DynamoDBDocumentClient, GetCommand, ScanCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import type { Limits, Plan } from '../plans.js';
+import { type ChangeOptions, ConcurrentChange, CustomerNotFound, guardOn, transact } from './admin-change.js';
+import { type AuthTables, type Customer, CustomerSchema, customerOf } from './records.js';
+
+export function customerAdmin(db: DynamoDBDocumentClient, tables: Pick<AuthTables, 'customers'>) {
+  async function getCustomer(customerId: string): Promise<Customer | undefined> {
+    const { Item } = await db.send(new GetCommand({ TableName: tables.customers, Key: { customerId }, ConsistentRead: true }));
+    return customerOf(Item);
+  }
+
+  async function requireCustomer(customerId: string): Promise<Customer> {
+    const customer = await getCustomer(customerId);
+    if (!customer) throw new CustomerNotFound(`no customer "${customerId}"`);
+    return customer;
+  }
+
+  const concurrent = (customerId: string) =>
+    new ConcurrentChange(`customer "${customerId}" changed while the command ran: nothing was written; run it again`);
+
+  async function changeCustomer(
+    seen: Customer,
+    updateExpression: string,
+    values: Record<string, string>,
+    options: ChangeOptions,
+  ): Promise<Customer> {
+    const guard = guardOn(seen);
+    await transact(
+      db,
+      [
+        {
+          Update: {
+            TableName: tables.customers,
+            Key: { customerId: seen.customerId },
+            UpdateExpression: updateExpression,
+            ConditionExpression: guard.condition,
+            ExpressionAttributeValues: { ...values, ...guard.values },
+          },
+        },
+        ...(options.also ?? []),
+      ],
+      () => concurrent(seen.customerId),
+    );
+    return requireCustomer(seen.customerId);
+  }
+
+  return {
+    /** The customer, read consistently: a guarded write follows. */
+    getCustomer,
+
+    /**
+     * Creates the customer or changes its plan; Enterprise takes both numbers, other plans drop them. `seen` is the
+     * customer as the caller read it (null: none yet); the write happens only if it is still so.
+     */
+    async setPlan(
+      customerId: string,
+      plan: Plan,
+      limits?: Limits,
+      options: ChangeOptions & { seen?: Customer | null } = {},
+    ): Promise<Customer> {
+      const now = (options.now ?? new Date()).toISOString();
+      const guard = guardOn(options.seen);
+      await transact(
+        db,
+        [
+          {
+            Update: {
+              TableName: tables.customers,
+              Key: { customerId },
+              UpdateExpression:
+                plan === 'enterprise'
+                  ? 'SET #plan = :plan, perMinute = :perMinute, perDay = :perDay, createdAt = if_not_exists(createdAt, :now), updatedAt = :now'
+                  : 'SET #plan = :plan, createdAt = if_not_exists(createdAt, :now), updatedAt = :now REMOVE perMinute, perDay',
+              ...(guard.condition ? { ConditionExpression: guard.condition } : {}),
+              ExpressionAttributeNames: { '#plan': 'plan' },
+              ExpressionAttributeValues: {
+                ':plan': plan,
+                ':now': now,
+                ...(plan === 'enterprise' ? { ':perMinute': limits?.perMinute, ':perDay': limits?.perDay } : {}),
+                ...guard.values,
+              },
+            },
+          },
+          ...(options.also ?? []),
+        ],
+        () => concurrent(customerId),
+      );
+      return requireCustomer(customerId);
+    },
+
+    /** Every customer, by id. */
+    async listCustomers(): Promise<Customer[]> {
+      const customers: Customer[] = [];
+      let startKey: ScanCommandOutput['LastEvaluatedKey'];
+      do {
+        const page = await db.send(new ScanCommand({ TableName: tables.customers, ExclusiveStartKey: startKey, ConsistentRead: true }));
+        customers.push(...(page.Items ?? []).map((item) => v.parse(CustomerSchema, item)));
+        startKey = page.LastEvaluatedKey;
+      } while (startKey);
+      return customers.sort((a, b) => a.customerId.localeCompare(b.customerId));
+    },
+
+    /** Suspends a customer as `seen` (not suspended); its keys are refused from then on (within the cache TTL). */
+    async suspend(seen: Customer, reason: string | undefined, options: ChangeOptions = {}): Promise<Customer> {
+      const now = (options.now ?? new Date()).toISOString();
+      return changeCustomer(
+        seen,
+        reason ? 'SET suspendedAt = :now, suspendedReason = :reason, updatedAt = :now' : 'SET suspendedAt = :now, updatedAt = :now',
+        { ':now': now, ...(reason ? { ':reason': reason } : {}) },
+        options,
+      );
+    },
+
+    /** Lifts the suspension of a customer as `seen` (suspended). */
+    async resume(seen: Customer, options: ChangeOptions = {}): Promise<Customer> {
+      const now = (options.now ?? new Date()).toISOString();
+      return changeCustomer(seen, 'SET updatedAt = :now REMOVE suspendedAt, suspendedReason', { ':now': now }, options);
+    },
+  };
+}
+
+export type CustomerAdmin = ReturnType<typeof customerAdmin>;

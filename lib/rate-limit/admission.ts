@@ -1,0 +1,95 @@
+/**
+ * Admission on one counter item: one conditional UpdateItem that adds 1 to the counts of the request's minute and
+ * day while both are below the item's share of the limits and no ban runs. The counts are named after their windows
+ * (counter-item.ts), so the first request of a window is no different and there is nothing to roll over. When the
+ * write is refused, ReturnValuesOnConditionCheckFailure tells a ban from a used-up window without another read.
+ * Counting refusals toward a ban is left to the caller (ban.ts, through refusal-cache.ts), which batches it.
+ *
+ * The same write also removes the stale names this instance noted for the item (stale-names.ts), counts a call to a
+ * deprecated operation (`callOf`), and keeps the item's TTL the usage retention after today. What it returns is
+ * handed to `afterAdmitted` (the move of finished days to the usage history, lib/usage/day-move.ts), which the
+ * admission waits for but does not depend on.
+ */
+import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Limits } from '../plans.js';
+import {
+  type CounterItem,
+  callCountName,
+  counterItem,
+  countsOf,
+  dayCountName,
+  type ItemCounts,
+  isConditionFailure,
+  itemOnFailure,
+  lastCallName,
+  minuteCountName,
+  NO_BAN,
+  removeClause,
+  retainUntil,
+  retryingConflicts,
+} from './counter-item.js';
+import type { StaleNameMemory } from './stale-names.js';
+import { windowStarts } from './windows.js';
+
+export interface ItemAdmissionOptions {
+  /** Days a day's totals are kept: the item's TTL after its last day. */
+  retentionDays: number;
+  staleNames: StaleNameMemory;
+  /** Runs after an admitting write with the item as the write returned it. */
+  afterAdmitted?: (customerId: string, key: string, item: CounterItem | undefined, dayStart: number) => Promise<void>;
+}
+
+export type Outcome = { outcome: 'admitted' | 'limit' | 'banned'; counts: ItemCounts };
+
+export function itemAdmission(db: DynamoDBDocumentClient, table: string, options: ItemAdmissionOptions) {
+  /**
+   * One conditional write to one item (`key`, one of `customerId`'s): admitted, or refused with what it held. With
+   * `callOf`, the same write counts the call to that deprecated operation, so it costs no second write and a refused
+   * call is not counted.
+   */
+  return async function admitOn(customerId: string, key: string, share: Limits, now: number, callOf: string | undefined): Promise<Outcome> {
+    const { minuteStart, dayStart } = windowStarts(now);
+    const names: Record<string, string> = { '#m': minuteCountName(minuteStart), '#d': dayCountName(dayStart) };
+    if (callOf !== undefined) {
+      names['#calls'] = callCountName(callOf);
+      names['#lastCall'] = lastCallName(callOf);
+    }
+    const call = callOf === undefined ? { add: '', set: '' } : { add: ', #calls :one', set: ', #lastCall = :now' };
+    const remove = removeClause(options.staleNames.of(key), names);
+    try {
+      const { Attributes } = await retryingConflicts(() =>
+        db.send(
+          new UpdateCommand({
+            TableName: table,
+            Key: { customerId: key },
+            UpdateExpression: `ADD #m :one, #d :one${call.add} SET expiresAt = :expires${call.set}${remove}`,
+            ConditionExpression: `(attribute_not_exists(#m) OR #m < :perMinute) AND (attribute_not_exists(#d) OR #d < :perDay) AND ${NO_BAN}`,
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: {
+              ':one': 1,
+              ':perMinute': share.perMinute,
+              ':perDay': share.perDay,
+              ':now': now,
+              // The item keeps its days not yet moved to the history as long as the history keeps them.
+              ':expires': retainUntil(dayStart, options.retentionDays),
+            },
+            ReturnValues: 'ALL_NEW',
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+        ),
+      );
+      const item = counterItem(Attributes);
+      options.staleNames.note(key, item, minuteStart);
+      await options.afterAdmitted?.(customerId, key, item, dayStart);
+      return { outcome: 'admitted', counts: countsOf(item, minuteStart, dayStart, now) };
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      const old = itemOnFailure(error);
+      options.staleNames.note(key, old, minuteStart);
+      const counts = countsOf(old, minuteStart, dayStart, now);
+      return { outcome: counts.banUntil ? 'banned' : 'limit', counts };
+    }
+  };
+}
+
+export type AdmitOnItem = ReturnType<typeof itemAdmission>;

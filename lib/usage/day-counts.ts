@@ -1,0 +1,51 @@
+/**
+ * A day's counts while they are still on a live counter item: the usage history owns their names, and the rate
+ * limiter writes them with the writes it makes anyway. `d<dayStart>` counts admitted requests (added by the
+ * admission's own write, which also reads it as the day window's count) and `x<dayStart>` requests refused for a
+ * used-up window (added by the write that counts refusals toward the ban); day starts in Unix seconds. Once a day is
+ * final, day-move.ts moves its counts to the customer's history item; until then the history's readers take them
+ * from here. Nothing else about a counter item is known here: the rest of its encoding is the rate limiter's
+ * (lib/rate-limit/counter-item.ts), and its keys are handed to the readers (history.ts).
+ */
+import { DAY_SECONDS } from './days.js';
+
+/** Days a day's totals are kept by default (USAGE_RETENTION_DAYS): the TTL of the counter items and the history. */
+export const USAGE_RETENTION_DEFAULT_DAYS = 400;
+
+export const dayCountName = (dayStart: number) => `d${dayStart}`;
+/** Requests refused for a used-up window in a UTC day (counted with the minute's refusals, lib/rate-limit/ban.ts). */
+export const dayRefusalName = (dayStart: number) => `x${dayStart}`;
+
+const DAY_COUNT_NAME = /^([dx])(\d+)$/;
+
+/** The TTL (Unix seconds) of what holds the totals of the day starting at `dayStart`: `retentionDays` after it ends. */
+export function retainUntil(dayStart: number, retentionDays: number): number {
+  return dayStart + (retentionDays + 1) * DAY_SECONDS;
+}
+
+/** One day count on a counter item: `d…` (admitted) or `x…` (refused). */
+export interface DayCount {
+  name: string;
+  dayStart: number;
+  kind: 'admitted' | 'refused';
+  value: number;
+}
+
+/** Every day count an item holds, final or not (the usage history's readers add them to the moved totals). */
+export function dayCounts(item: Record<string, unknown> | undefined): DayCount[] {
+  if (!item) return [];
+  return Object.entries(item).flatMap(([name, value]) => {
+    const window = DAY_COUNT_NAME.exec(name);
+    if (!window || typeof value !== 'number') return [];
+    return [{ name, dayStart: Number(window[2]), kind: window[1] === 'd' ? 'admitted' : 'refused', value } as const];
+  });
+}
+
+/**
+ * Day counts that are final at `dayStart`: those of days before the previous one (no instance counts into a day two
+ * days old; one whose clock is a moment behind may still count into the previous day). A count written later all
+ * the same reappears under its name and is moved again, so nothing is lost or counted twice.
+ */
+export function finishedDays(item: Record<string, unknown> | undefined, dayStart: number): DayCount[] {
+  return dayCounts(item).filter((count) => count.dayStart < dayStart - DAY_SECONDS);
+}
