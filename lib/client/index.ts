@@ -1,5 +1,5 @@
 /**
- * The Pet Store API's TypeScript client, `import { PetStoreClient } from 'petstore-api/client'`: typed calls, the
+ * The Pet Store API's TypeScript client, `import { PetStoreClient } from '@petstore/client'`: typed calls, the
  * contract's error codes on typed errors, retries the way the API asks, and the last rate-limit state read.
  */
 export { type CallOptions, type CreateOptions, PetStoreClient, type PetStoreClientOptions } from './client.js';

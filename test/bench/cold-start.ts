@@ -244,7 +244,7 @@ export async function coldStarts(events: Record<string, () => unknown>, local: L
   return results;
 }
 
-/** Issue 12's goals for the bundles: size, and cold start beside both references. */
+/** The bundles' goals: size, and cold start beside both references. */
 export function coldGoals(cold: ColdStart[]): { goal: string; met: boolean; figure: string }[] {
   return [
     {

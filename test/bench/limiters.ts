@@ -284,7 +284,7 @@ export async function compareLimiters(options: {
   return { raw: { perRequest, bursts }, rows, summaries };
 }
 
-/** Issue 13's goals, measured. */
+/** The rate limiter's goals, measured. */
 export function limiterGoals(result: Awaited<ReturnType<typeof compareLimiters>>) {
   const { summaries, raw } = result;
   const ours = (scenario: string) => raw.bursts.filter((b) => b.side === 'ours' && b.scenario.startsWith(scenario));

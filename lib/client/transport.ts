@@ -1,0 +1,89 @@
+/**
+ * One attempt over `fetch`: the request with the key and a timeout, the answer's status, headers and JSON body,
+ * and what an answer of 400 or more means as a typed error. No retries and no rate-limit bookkeeping: the client
+ * does those around it.
+ */
+import * as v from 'valibot';
+import { type ErrorCode, isErrorCode } from '../http/errors.js';
+import { REPLAYED_HEADER } from '../http/idempotency-names.js';
+import { PetStoreBannedError, PetStoreError, PetStoreNetworkError } from './errors.js';
+import type { Settings } from './options.js';
+import { retryAfterMs } from './retry-policy.js';
+
+export interface Request {
+  method: 'GET' | 'POST';
+  path: string;
+  /** Whether an admitted request counts against the plan (all but getRateLimitStatus). */
+  counts: boolean;
+  body?: string;
+  headers?: Record<string, string>;
+}
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  body: unknown;
+}
+
+/** Sends the request once; no answer within the attempt's timeout, or none at all, is a PetStoreNetworkError. */
+export async function attempt(settings: Settings, request: Request, signal?: AbortSignal): Promise<Answer> {
+  const timeout = new AbortController();
+  const timer = setTimeout(() => timeout.abort(), settings.attemptTimeoutMs);
+  const onAbort = () => timeout.abort();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    const response = await settings.fetch(`${settings.baseUrl}${request.path}`, {
+      method: request.method,
+      headers: { Accept: 'application/json', Authorization: `Bearer ${settings.apiKey}`, ...request.headers },
+      body: request.body,
+      signal: timeout.signal,
+    });
+    const text = await response.text();
+    let body: unknown;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      body = undefined;
+    }
+    return { status: response.status, headers: response.headers, body };
+  } catch (error) {
+    if (signal?.aborted) throw signal.reason;
+    if (timeout.signal.aborted) {
+      throw new PetStoreNetworkError(`No answer within ${settings.attemptTimeoutMs} ms from ${request.method} ${request.path}`, {
+        cause: error,
+        timedOut: true,
+      });
+    }
+    throw new PetStoreNetworkError(`No answer from ${request.method} ${request.path}: ${String(error)}`, { cause: error });
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+const ErrorBodySchema = v.object({ code: v.string(), message: v.string(), status: v.number() });
+
+/** The code of an answer whose body is not the contract's Error (an intermediary's page): what its status means. */
+function codeForStatus(status: number): ErrorCode {
+  if (status === 401) return 'UNAUTHORIZED';
+  if (status === 404) return 'NOT_FOUND';
+  if (status === 413) return 'PAYLOAD_TOO_LARGE';
+  if (status === 429) return 'THROTTLED';
+  if (status === 503) return 'SERVICE_UNAVAILABLE';
+  return 'INTERNAL_ERROR';
+}
+
+/** The typed error of an answer of 400 or more; a ban is a PetStoreBannedError ending `now` + Retry-After. */
+export function errorOf(answer: Answer, now: number): PetStoreError {
+  const { status, headers } = answer;
+  const parsed = v.safeParse(ErrorBodySchema, answer.body);
+  const code = parsed.success && isErrorCode(parsed.output.code) ? parsed.output.code : codeForStatus(status);
+  const message = parsed.success ? parsed.output.message : `The API answered ${status}`;
+  const details = {
+    requestId: headers.get('x-request-id') ?? undefined,
+    retryAfterMs: retryAfterMs(headers.get('retry-after'), now),
+    replayed: headers.get(REPLAYED_HEADER) === 'true',
+  };
+  if (code === 'API_KEY_TEMPORARILY_BANNED') return new PetStoreBannedError(new Date(now + (details.retryAfterMs ?? 0)), message, details);
+  return new PetStoreError(code, status, message, details);
+}
