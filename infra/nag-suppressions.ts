@@ -21,10 +21,6 @@ export const REASONS = {
   xray:
     'The only wildcard is X-Ray tracing (xray:PutTraceSegments, xray:PutTelemetryRecords), added by Tracing.ACTIVE: these actions do not ' +
     'support resource-level permissions, so AWS requires Resource "*". DynamoDB statements name table ARNs only (asserted by test/infra).',
-  noWaf:
-    'WAF is switched off for this environment in cdk.json (petstore.<stage>.wafEnabled=false) to save its fixed monthly cost where ' +
-    'only integrators test. Every request still needs a valid API key of this environment, the stage-wide throttle caps the total rate, ' +
-    'and per-customer limits and bans are enforced by the functions; setting wafEnabled=true adds the per-IP rate rule.',
 } as const;
 
 export function acknowledgeFindings(stack: PetStoreStack): void {
@@ -51,8 +47,5 @@ export function acknowledgeFindings(stack: PetStoreStack): void {
         true,
       );
     }
-  }
-  if (!stack.webAcl) {
-    NagSuppressions.addResourceSuppressions(api.deploymentStage, [{ id: 'AwsSolutions-APIG3', reason: REASONS.noWaf }]);
   }
 }
