@@ -3,9 +3,9 @@
  * policy, authorizer, throttle), and it has two rules:
  *
  * 1. **Body size.** A body over the contract's 16 KiB is refused with 413 `PAYLOAD_TOO_LARGE` before it reaches a
- *    function. API Gateway forwards every body base64-encoded (binaryMediaTypes `*` + `/` + `*`), so without this a body of a few MB
- *    grows past Lambda's 6 MB invoke payload, Lambda refuses the invocation and API Gateway answers 500: an
- *    uncounted 5xx for a client's mistake. WAF inspects the first 16 KB (16,384 bytes) of an API Gateway request's
+ *    function. API Gateway forwards every body base64-encoded (every media type is binary), so without this a
+ *    body of a few MB grows past Lambda's 6 MB invoke payload, Lambda refuses the invocation and API Gateway
+ *    answers 500: an uncounted 5xx for a client's mistake. WAF inspects the first 16 KB (16,384 bytes) of an API Gateway request's
  *    body, the contract's limit exactly (pinned in `associationConfig`, the only size without an extra fee), and
  *    with oversize handling MATCH a longer body matches unread. The rule blocks without a custom response, so
  *    API Gateway answers with its WAF_FILTERED gateway response ("the gateway response when a request is blocked
