@@ -6,19 +6,18 @@
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import * as v from 'valibot';
 import { DEPRECATION_DEFAULTS, sunsetProblem } from '../lib/deprecation.js';
-import type { Stage } from '../lib/stacks.js';
+import { type Stage, THROTTLE_DEFAULTS } from '../lib/stacks.js';
 import { DEPLOYMENT_CONFIGS, type DeploymentConfigName } from './constructs/gradual-deployment.js';
 
-const wholeNumber = (min: number, max: number, fallback: number) =>
+const wholeNumberIn = (min: number, max: number) =>
   v.pipe(
-    v.optional(
-      v.union([v.number(), v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number))], 'must be a whole number'),
-      fallback,
-    ),
+    v.union([v.number(), v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number))], 'must be a whole number'),
     v.integer('must be a whole number'),
     v.minValue(min, `must be at least ${min}`),
     v.maxValue(max, `must be at most ${max}`),
   );
+
+const wholeNumber = (min: number, max: number, fallback: number) => v.optional(wholeNumberIn(min, max), fallback);
 
 const flag = (fallback: boolean) =>
   v.optional(
@@ -54,11 +53,31 @@ export const StageSettingsSchema = v.pipe(
     banSeconds: wholeNumber(1, 86_400, 900),
     /** Days each customer's daily usage is kept after the day ends (USAGE_RETENTION_DAYS of the functions). */
     usageRetentionDays: wholeNumber(1, 3653, 400),
-    /** Stage-wide backstop in requests per second, far above any single plan; per-customer limits are exact in the functions. */
-    throttleRateLimit: wholeNumber(1, 10_000, 100),
-    throttleBurstLimit: wholeNumber(1, 5_000, 200),
-    /** Where alarm notifications go; no subscription when unset. */
+    /**
+     * The stage throttle in requests per second, applied by API Gateway to each method of the stage. It is also the
+     * most one customer can be sold: the admin CLI refuses an Enterprise limit above 60 times it a minute (it reads
+     * this setting from cdk.json locally and from the stack's StageThrottleRateLimit output with --aws). The
+     * account's API Gateway quota (10,000 a second per region by default, shared by every API and stage of the
+     * account) must be at least the sum of what its stages are set to.
+     */
+    throttleRateLimit: wholeNumber(1, 10_000, THROTTLE_DEFAULTS.rateLimit),
+    throttleBurstLimit: wholeNumber(1, 5_000, THROTTLE_DEFAULTS.burstLimit),
+    /** Where alarm notifications go: an e-mail subscription of the stack's alarm topic. */
     alarmEmail: v.optional(v.pipe(v.string(), v.email('must be an e-mail address'))),
+    /** Where alarm notifications go: an existing SNS topic (a pager, a chat channel), notified besides the stack's own. */
+    alarmTopicArn: v.optional(
+      v.pipe(v.string(), v.regex(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$/, 'must be the ARN of a standard SNS topic')),
+    ),
+    /** The operator's explicit decision to deploy with no alarm destination (see ALARM_DESTINATION_REQUIRED). */
+    alarmOptOut: flag(false),
+    /**
+     * Concurrency reserved for each function of the stage (the authorizer and every operation); none when unset.
+     * It guarantees the functions their share of the account's pool, and caps each function at it.
+     */
+    reservedConcurrency: v.optional(wholeNumberIn(1, 10_000)),
+    /** The account and region this stage's stack is pinned to; when unset, -c account/region or the CLI's defaults. */
+    account: v.optional(v.pipe(v.string(), v.regex(/^\d{12}$/, 'must be a 12-digit AWS account id'))),
+    region: v.optional(v.pipe(v.string(), v.regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, 'must be an AWS region such as eu-west-1'))),
     /** A custom domain (with an ACM certificate in the stack's region); both or neither. */
     domainName: v.optional(v.pipe(v.string(), v.regex(/^(?=.{1,253}$)([a-z0-9-]{1,63}\.)+[a-z]{2,63}$/i, 'must be a domain name'))),
     certificateArn: v.optional(
@@ -68,9 +87,10 @@ export const StageSettingsSchema = v.pipe(
     petsDeprecatedAt: isoDate(DEPRECATION_DEFAULTS.deprecatedAt),
     petsSunsetAt: isoDate(DEPRECATION_DEFAULTS.sunsetAt),
     docsUrl: v.optional(v.pipe(v.string(), v.url('must be a URL')), DEPRECATION_DEFAULTS.docsUrl),
-    /** A WAF web ACL with a per-IP rate rule in front of the stage. */
-    wafEnabled: flag(false),
-    /** Requests one IP may make in any 5-minute window before WAF blocks it (WAF's minimum is 10). */
+    /**
+     * Requests without a well-formed API key of this stage that one IP may send in any 5 minutes before WAF refuses
+     * its further ones (WAF's minimum is 10). Requests that carry such a key are never counted (infra/constructs/web-acl.ts).
+     */
     wafRateLimitPer5Minutes: wholeNumber(10, 2_000_000_000, 2000),
     logRetentionDays: v.pipe(wholeNumber(1, 3653, 90), v.guard(isRetentionDays, `must be one of ${RETENTION_DAYS.join(', ')}`)),
     /**
@@ -98,6 +118,10 @@ export const StageSettingsSchema = v.pipe(
     (s) => (s.domainName === undefined) === (s.certificateArn === undefined),
     'domainName and certificateArn must be set together (or neither)',
   ),
+  v.check(
+    (s) => !s.alarmOptOut || (s.alarmEmail === undefined && s.alarmTopicArn === undefined),
+    'alarmOptOut=true says there is no alarm destination, yet alarmEmail or alarmTopicArn is set: keep one or the other',
+  ),
   // The rule the functions apply at cold start, checked here so a bad date fails `cdk synth` rather than every
   // cold start after a deploy.
   v.rawCheck(({ dataset, addIssue }) => {
@@ -113,12 +137,21 @@ export type ContextReader = (key: string) => unknown;
 
 const SETTING_KEYS = Object.keys(StageSettingsSchema.pipe[0].entries);
 
+/** Settings an earlier version read, refused by name so that a cdk.json that still sets one is not silently ignored. */
+const RETIRED_SETTINGS: Readonly<Record<string, string>> = {
+  wafEnabled:
+    'WAF is in front of every stage now (it answers bodies over 16 KiB with 413 before they reach a function, and bounds traffic without an API key): remove wafEnabled',
+};
+
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export function stageSettings(stage: Stage, context: ContextReader): StageSettings {
   const fromJson = context('petstore');
   const nested = isRecord(fromJson) ? fromJson[stage] : undefined;
   const input: Record<string, unknown> = { ...(isRecord(nested) ? nested : {}) };
+  for (const [key, why] of Object.entries(RETIRED_SETTINGS)) {
+    if (key in input || context(`petstore:${stage}:${key}`) !== undefined) throw new Error(`Invalid CDK context for ${stage}: ${why}`);
+  }
   for (const key of SETTING_KEYS) {
     const override = context(`petstore:${stage}:${key}`);
     if (override !== undefined) input[key] = override;
@@ -132,18 +165,24 @@ export function stageSettings(stage: Stage, context: ContextReader): StageSettin
 }
 
 /**
- * Account and region: context `account`/`region`, else the CDK CLI's defaults; unset means an environment-agnostic
- * synth, where the templates use AWS::Region and AWS::URLSuffix and deploy to whatever region the deploying CLI uses.
- * The CLI sets CDK_DEFAULT_ACCOUNT only when it found credentials, but always sets CDK_DEFAULT_REGION, falling back
- * to us-east-1 when nothing configures a region; so its region counts only together with its account, and an
- * offline `npm run synth` stays environment-agnostic instead of pinning us-east-1.
+ * Account and region of one stage's stack. A stage that sets `account` or `region` in its settings is pinned to
+ * them: `cdk deploy` then refuses credentials of another account, so production cannot be deployed with staging's.
+ * What a stage does not pin comes from context `account`/`region` (`-c`), else from the CDK CLI's defaults; unset
+ * means an environment-agnostic synth, where the templates use AWS::Region and AWS::URLSuffix and deploy to
+ * whatever region the deploying CLI uses. The CLI sets CDK_DEFAULT_ACCOUNT only when it found credentials, but
+ * always sets CDK_DEFAULT_REGION, falling back to us-east-1 when nothing configures a region; so its region counts
+ * only together with its account, and an offline `npm run synth` stays environment-agnostic instead of pinning us-east-1.
  */
-export function deploymentEnv(context: ContextReader, processEnv = process.env): { account?: string; region?: string } {
+export function deploymentEnv(
+  context: ContextReader,
+  processEnv: Readonly<Record<string, string | undefined>> = process.env,
+  pinned: { readonly account?: string; readonly region?: string } = {},
+): { account?: string; region?: string } {
   // An empty value (CDK_DEFAULT_ACCOUNT= in a shell) means unset, not an account called "".
   const pick = (...values: unknown[]) => values.map((value) => (value === undefined ? '' : String(value))).find((value) => value !== '');
   const cliAccount = pick(processEnv.CDK_DEFAULT_ACCOUNT);
-  const account = pick(context('account'), cliAccount);
-  const region = pick(context('region'), cliAccount === undefined ? undefined : processEnv.CDK_DEFAULT_REGION);
+  const account = pick(pinned.account, context('account'), cliAccount);
+  const region = pick(pinned.region, context('region'), cliAccount === undefined ? undefined : processEnv.CDK_DEFAULT_REGION);
   if (account !== undefined && !/^\d{12}$/.test(account))
     throw new Error(`Invalid CDK context: account "${account}" is not a 12-digit AWS account id`);
   return { ...(account ? { account } : {}), ...(region ? { region } : {}) };

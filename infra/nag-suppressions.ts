@@ -27,10 +27,6 @@ export const REASONS = {
     'CodeDeploy-tagged revisions; invoking only CodeDeployHook_* functions, of which there are none). It is the narrow one of the two ' +
     'AWS offers, only codedeploy.amazonaws.com can assume the role, and AWS keeps it current as the service changes, where a copy ' +
     'written here would fail a release with AccessDenied the day CodeDeploy needs one more action.',
-  noWaf:
-    'WAF is switched off for this environment in cdk.json (petstore.<stage>.wafEnabled=false) to save its fixed monthly cost where ' +
-    'only integrators test. Every request still needs a valid API key of this environment, the stage-wide throttle caps the total rate, ' +
-    'and per-customer limits and bans are enforced by the functions; setting wafEnabled=true adds the per-IP rate rule.',
 } as const;
 
 export function acknowledgeFindings(stack: PetStoreStack): void {
@@ -65,7 +61,4 @@ export function acknowledgeFindings(stack: PetStoreStack): void {
       appliesTo: ['Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited'],
     },
   ]);
-  if (!stack.webAcl) {
-    NagSuppressions.addResourceSuppressions(api.deploymentStage, [{ id: 'AwsSolutions-APIG3', reason: REASONS.noWaf }]);
-  }
 }

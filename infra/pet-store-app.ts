@@ -16,8 +16,12 @@ export interface PetStoreApp {
 export function buildApp(props?: AppProps): PetStoreApp {
   const app = new App(props);
   const context = (key: string) => app.node.tryGetContext(key);
-  const env = deploymentEnv(context);
-  const stack = (stage: Stage) => new PetStoreStack(app, STACK_NAMES[stage], { stage, settings: stageSettings(stage, context), env });
+  const stack = (stage: Stage) => {
+    const settings = stageSettings(stage, context);
+    // A stage that names its account and region is pinned to them; -c account/region only fill in what it leaves open.
+    const env = deploymentEnv(context, process.env, { account: settings.account, region: settings.region });
+    return new PetStoreStack(app, STACK_NAMES[stage], { stage, settings, env });
+  };
   // Staging first, as lib/stacks.ts lists the stages; the type wants one entry per Stage.
   const stacks: Record<Stage, PetStoreStack> = { staging: stack('staging'), production: stack('production') };
   // cdk-nag 2.x is an Aspect, not a policy-validation plugin (it has no IPolicyValidationPlugin), so it is added

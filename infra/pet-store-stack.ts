@@ -1,12 +1,12 @@
 /**
- * One environment of the Pet Store: tables, API (with its functions), monitoring and the gradual rollout of new
- * function versions. The stack only wires these constructs together; each concern lives in its construct.
- * Production and staging are two instances of it.
+ * One environment of the Pet Store: tables, API (with its functions), the WAF web ACL in front of it, monitoring and
+ * the gradual rollout of new function versions. The stack only wires these constructs together; each concern lives
+ * in its construct. Production and staging are two instances of it.
  */
-import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { TABLES } from '../lib/dynamo/tables.js';
-import { API_URL_OUTPUT, type Stage, TABLE_OUTPUT_KEYS } from '../lib/stacks.js';
+import { API_URL_OUTPUT, type Stage, TABLE_OUTPUT_KEYS, THROTTLE_RATE_OUTPUT } from '../lib/stacks.js';
 import type { StageSettings } from './config.js';
 import { GradualDeployment } from './constructs/gradual-deployment.js';
 import { Monitoring } from './constructs/monitoring.js';
@@ -14,6 +14,21 @@ import { PetStoreApi } from './constructs/pet-store-api.js';
 import { PetStoreTables } from './constructs/tables.js';
 import { WebAcl } from './constructs/web-acl.js';
 import { acknowledgeFindings } from './nag-suppressions.js';
+
+/**
+ * Stages whose stack does not synthesize until the operator has decided where alarms go: an e-mail (alarmEmail), an
+ * existing topic (alarmTopicArn), or none at all, said explicitly (alarmOptOut). Staging may run without one.
+ */
+export const ALARM_DESTINATION_REQUIRED: ReadonlySet<Stage> = new Set(['production']);
+
+export function missingAlarmDestination(stage: Stage): string {
+  const key = (name: string) => `petstore.${stage}.${name}`;
+  return (
+    `The ${stage} stack has no alarm destination, so its alarms would reach nobody. Decide one in cdk.json (or with ` +
+    `-c petstore:${stage}:<key>=<value>): ${key('alarmEmail')} (an address to e-mail; confirm the subscription AWS sends), ` +
+    `${key('alarmTopicArn')} (an existing SNS topic, such as your pager's), or ${key('alarmOptOut')}=true to deploy without one.`
+  );
+}
 
 export interface PetStoreStackProps extends StackProps {
   readonly stage: Stage;
@@ -25,7 +40,7 @@ export class PetStoreStack extends Stack {
   readonly api: PetStoreApi;
   readonly monitoring: Monitoring;
   readonly rollout: GradualDeployment;
-  readonly webAcl?: WebAcl;
+  readonly webAcl: WebAcl;
 
   constructor(scope: Construct, id: string, props: PetStoreStackProps) {
     const { stage, settings, ...stackProps } = props;
@@ -37,6 +52,10 @@ export class PetStoreStack extends Stack {
     });
     // Production keeps its data and logs whatever happens to the stack; staging can be torn down and rebuilt.
     const removalPolicy = production ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+    // An error annotation, not an exception: `cdk synth` and `cdk deploy` of this stack fail with the message, while
+    // `cdk deploy` of the other stack, which synthesizes this one too, goes ahead.
+    const alarmDecided = settings.alarmEmail !== undefined || settings.alarmTopicArn !== undefined || settings.alarmOptOut;
+    if (ALARM_DESTINATION_REQUIRED.has(stage) && !alarmDecided) Annotations.of(this).addError(missingAlarmDestination(stage));
 
     this.tables = new PetStoreTables(this, 'Tables', { retainData: production });
     const { domainName, certificateArn } = settings;
@@ -45,6 +64,7 @@ export class PetStoreStack extends Stack {
       tables: this.tables.tables,
       logRetention: settings.logRetentionDays,
       logRemovalPolicy: removalPolicy,
+      reservedConcurrency: settings.reservedConcurrency,
       authorizerCacheTtl: Duration.seconds(settings.authorizerCacheTtlSeconds),
       authorizerProvisionedConcurrency: settings.authorizerProvisionedConcurrency,
       throttle: { rateLimit: settings.throttleRateLimit, burstLimit: settings.throttleBurstLimit },
@@ -60,8 +80,16 @@ export class PetStoreStack extends Stack {
       api: this.api.api,
       accessLogGroup: this.api.accessLogGroup,
       authorizerFunction: this.api.authorizerFunction,
+      functions: this.api.allFunctions,
       tables: this.tables.tables,
       alarmEmail: settings.alarmEmail,
+      alarmTopicArn: settings.alarmTopicArn,
+    });
+    this.webAcl = new WebAcl(this, 'WebAcl', {
+      name: `petstore-${stage}`,
+      stage,
+      stageArn: this.api.api.deploymentStage.stageArn,
+      ratePer5Minutes: settings.wafRateLimitPer5Minutes,
     });
     this.rollout = new GradualDeployment(this, 'Rollout', {
       stage,
@@ -69,15 +97,8 @@ export class PetStoreStack extends Stack {
       functions: this.api.allFunctions,
       deploymentConfig: settings.deploymentConfig,
       rollbackOnAlarm: settings.rollbackOnAlarm,
-      alarmTopic: this.monitoring.topic,
+      alarmTopics: this.monitoring.destinations,
     });
-    if (settings.wafEnabled) {
-      this.webAcl = new WebAcl(this, 'WebAcl', {
-        name: `petstore-${stage}`,
-        stageArn: this.api.api.deploymentStage.stageArn,
-        ratePer5Minutes: settings.wafRateLimitPer5Minutes,
-      });
-    }
 
     new CfnOutput(this, API_URL_OUTPUT, { value: this.api.url, description: 'Base URL of the API; ends in /v1' });
     for (const spec of TABLES) {
@@ -87,6 +108,11 @@ export class PetStoreStack extends Stack {
       });
     }
     new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.topic.topicArn, description: 'SNS topic the alarms notify' });
+    new CfnOutput(this, THROTTLE_RATE_OUTPUT, {
+      value: String(settings.throttleRateLimit),
+      description:
+        "The stage throttle in requests per second; the admin CLI's --aws mode sells no Enterprise limit above 60 times it a minute",
+    });
     if (this.api.domain) {
       new CfnOutput(this, 'CustomDomainTarget', {
         value: this.api.domain.domainNameAliasDomainName,

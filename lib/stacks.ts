@@ -19,6 +19,26 @@ export const API_STAGE_NAME = 'v1';
 
 export const API_URL_OUTPUT = 'ApiUrl';
 
+/**
+ * The stage throttle's steady rate, in requests per second, as deployed. It is the one setting that bounds what one
+ * customer can be admitted (see `stageCapacity`), so the admin CLI's `--aws` mode reads it from this output before
+ * it sells an Enterprise limit.
+ */
+export const THROTTLE_RATE_OUTPUT = 'StageThrottleRateLimit';
+
+/** The stage throttle when `cdk.json` sets none (`throttleRateLimit`, `throttleBurstLimit`). */
+export const THROTTLE_DEFAULTS = { rateLimit: 100, burstLimit: 200 } as const;
+
+/**
+ * What a stage whose throttle admits `rateLimit` requests a second can admit for one customer: AWS applies the
+ * stage's throttle to each method ("per-API, per-stage throttling limits are applied at the API method level"), so a
+ * customer calling one operation gets at most `rateLimit` a second, whatever the others do. The admin CLI sells no
+ * Enterprise limit above it.
+ */
+export function stageCapacity(rateLimit: number): { perMinute: number; perDay: number } {
+  return { perMinute: rateLimit * 60, perDay: rateLimit * 86_400 };
+}
+
 /** `categories` → `CategoriesTableName`: CloudFormation output keys must be alphanumeric. */
 export function tableOutputKey(id: TableId): string {
   return `${id.charAt(0).toUpperCase()}${id.slice(1)}TableName`;

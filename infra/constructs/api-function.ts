@@ -62,7 +62,17 @@ export interface FunctionLogProps {
   readonly logRemovalPolicy: RemovalPolicy;
 }
 
-export interface ApiFunctionProps extends FunctionLogProps {
+/** What every function of a stage is given of the account's concurrency: the same for every function of a stage. */
+export interface FunctionConcurrencyProps {
+  /**
+   * Concurrent executions reserved for the function, which also caps it there. Reservations come out of the
+   * account's regional pool, shared by both stages when they are in one account, and AWS keeps 100 of it unreserved.
+   * @default - none: the function draws on the account's unreserved pool
+   */
+  readonly reservedConcurrency?: number;
+}
+
+export interface ApiFunctionProps extends FunctionLogProps, FunctionConcurrencyProps {
   /** Absolute path of the handler module (exports `handler`). */
   readonly entry: string;
   /** Variables besides the table names, which `bindTable` adds (STAGE, BAN_SECONDS, …). */
@@ -140,6 +150,7 @@ export class ApiFunction extends NodejsFunction {
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize ?? FUNCTION_SETTINGS.memoryMb,
       timeout: props.timeout ?? Duration.seconds(FUNCTION_SETTINGS.operationTimeoutSeconds),
+      reservedConcurrentExecutions: props.reservedConcurrency,
       role,
       logGroup,
       loggingFormat: LoggingFormat.JSON,

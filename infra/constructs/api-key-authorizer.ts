@@ -15,7 +15,7 @@ import type { FunctionEnvironment } from '../../lib/config.js';
 import type { TableId } from '../../lib/dynamo/tables.js';
 import { FUNCTION_SETTINGS } from '../../lib/function-settings.js';
 import type { Stage } from '../../lib/stacks.js';
-import { ApiFunction, type FunctionLogProps, PROJECT_ROOT } from './api-function.js';
+import { ApiFunction, type FunctionConcurrencyProps, type FunctionLogProps, PROJECT_ROOT } from './api-function.js';
 import type { TableUses } from './table-access.js';
 
 /**
@@ -24,7 +24,7 @@ import type { TableUses } from './table-access.js';
  */
 export const AUTHORIZER_TABLES: TableUses = { keys: 'read', customers: 'read' };
 
-export interface ApiKeyAuthorizerProps extends FunctionLogProps {
+export interface ApiKeyAuthorizerProps extends FunctionLogProps, FunctionConcurrencyProps {
   readonly stage: Stage;
   /** How long API Gateway caches a decision per Authorization header value; zero turns the cache off. */
   readonly cacheTtl: Duration;
@@ -49,6 +49,7 @@ export class ApiKeyAuthorizer extends RequestAuthorizer {
     const handlerFunction = new ApiFunction(scope, ApiKeyAuthorizer.FUNCTION_ID, {
       logRetention: props.logRetention,
       logRemovalPolicy: props.logRemovalPolicy,
+      reservedConcurrency: props.reservedConcurrency,
       entry: path.join(PROJECT_ROOT, 'functions', 'authorizer.ts'),
       description: `Pet Store ${stage}: checks the API key of every request`,
       environment: { STAGE: stage } satisfies FunctionEnvironment,

@@ -74,8 +74,8 @@ export interface GradualDeploymentProps {
    * @default true
    */
   readonly rollbackOnAlarm?: boolean;
-  /** @default - the rollout alarms notify no one; CodeDeploy still acts on them */
-  readonly alarmTopic?: ITopic;
+  /** Where the rollout alarms notify when they fire (the stage's alarm destinations). @default - no one; CodeDeploy still acts on them */
+  readonly alarmTopics?: readonly ITopic[];
 }
 
 export class GradualDeployment extends Construct {
@@ -105,7 +105,7 @@ export class GradualDeployment extends Construct {
       const created = new Alarm(this, alarmId, { treatMissingData: TreatMissingData.NOT_BREACHING, ...alarm });
       // ALARM only: every release moves the per-version alarms to new dimensions and back to OK, and an OK
       // notification per function per release would bury the one that matters.
-      if (props.alarmTopic) created.addAlarmAction(new SnsAction(props.alarmTopic));
+      for (const topic of props.alarmTopics ?? []) created.addAlarmAction(new SnsAction(topic));
       return created;
     };
 

@@ -1,8 +1,9 @@
 /**
- * What an operator looks at and what wakes them: one dashboard per environment and alarms on the three symptoms
- * clients feel (server errors, slow answers, DynamoDB throttling), all notifying one SNS topic.
+ * What an operator looks at and what wakes them: one dashboard per environment and alarms on the symptoms clients
+ * feel (server errors, slow answers, DynamoDB throttling, throttled functions), all notifying one SNS topic that
+ * this account's CloudWatch alarms may publish to, and optionally an existing topic of the operator's.
  */
-import { Duration } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import {
   Alarm,
@@ -17,9 +18,10 @@ import {
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { FilterPattern, type ILogGroup, MetricFilter } from 'aws-cdk-lib/aws-logs';
-import { Topic } from 'aws-cdk-lib/aws-sns';
+import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import type { TableId } from '../../lib/dynamo/tables.js';
@@ -33,9 +35,13 @@ export interface MonitoringProps {
   readonly api: RestApi;
   readonly accessLogGroup: ILogGroup;
   readonly authorizerFunction: IFunction;
+  /** Every function of the stage, the authorizer included: a throttle of any of them refuses a client. */
+  readonly functions: readonly IFunction[];
   readonly tables: Readonly<Record<TableId, ITable>>;
   /** @default - no subscription; subscribe to the topic by other means */
   readonly alarmEmail?: string;
+  /** An existing SNS topic every alarm notifies besides the stack's own; its policy must let CloudWatch publish. */
+  readonly alarmTopicArn?: string;
 }
 
 const PERIOD = Duration.minutes(5);
@@ -48,10 +54,17 @@ export const ALARM_THRESHOLDS = {
   p99LatencyMs: 2000,
   /** Throttled DynamoDB requests in each of two consecutive 5-minute periods: on-demand capacity is not keeping up. */
   dynamoThrottles: 1,
+  /**
+   * Throttled invocations of any function in one 5-minute period. Each is a client's request refused with a 500
+   * (API Gateway answers 500 when Lambda refuses the invocation), so one is enough.
+   */
+  lambdaThrottles: 1,
 } as const;
 
 export class Monitoring extends Construct {
   readonly topic: Topic;
+  /** Where every alarm of the stage notifies: this stack's topic, and the operator's existing topic when one is set. */
+  readonly destinations: readonly ITopic[];
   readonly dashboard: Dashboard;
   readonly alarms: readonly Alarm[];
 
@@ -60,7 +73,34 @@ export class Monitoring extends Construct {
     const { api, stage } = props;
 
     this.topic = new Topic(this, 'AlarmTopic', { displayName: `Pet Store ${stage} alarms`, enforceSSL: true });
+    // A topic policy replaces SNS's default policy, which is what lets same-account CloudWatch alarms publish: with
+    // enforceSSL's Deny alone CloudWatch is implicitly denied and every alarm action fails, visible only in the
+    // alarm's history. So CloudWatch is allowed to publish, for this account's alarms only (the confused-deputy
+    // conditions AWS recommends); the SSL-only Deny still applies to it as to everyone.
+    const stack = Stack.of(this);
+    this.topic.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'AllowThisAccountsAlarmsToPublish',
+        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [this.topic.topicArn],
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': stack.account },
+          ArnLike: {
+            'aws:SourceArn': stack.formatArn({
+              service: 'cloudwatch',
+              resource: 'alarm',
+              resourceName: '*',
+              arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+            }),
+          },
+        },
+      }),
+    );
     if (props.alarmEmail) this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
+    const destinations: ITopic[] = [this.topic];
+    if (props.alarmTopicArn) destinations.push(Topic.fromTopicArn(this, 'ExistingAlarmTopic', props.alarmTopicArn));
+    this.destinations = destinations;
 
     const requests = api.metricCount({ period: PERIOD, statistic: 'Sum', label: 'requests' });
     const clientErrors = api.metricClientError({ period: PERIOD, statistic: 'Sum', label: '4xx' });
@@ -119,10 +159,29 @@ export class Monitoring extends Construct {
       label: '5xx %',
     });
 
+    // Lambda publishes Throttles only for periods with invocations; FILL(…, 0) as for DynamoDB above. Six functions,
+    // within CloudWatch's 10 metrics per alarm.
+    const functionThrottles = Object.fromEntries(
+      props.functions.map((fn, i) => [`fn${i}`, fn.metricThrottles({ period: PERIOD, statistic: 'Sum' })]),
+    );
+    if (Object.keys(functionThrottles).length > 10) {
+      throw new Error(`The Lambda throttles alarm would watch ${Object.keys(functionThrottles).length} metrics; CloudWatch allows 10`);
+    }
+    const lambdaThrottles = new MathExpression({
+      expression: Object.keys(functionThrottles)
+        .map((metricId) => `FILL(${metricId}, 0)`)
+        .join(' + '),
+      usingMetrics: functionThrottles,
+      period: PERIOD,
+      label: 'Lambda throttled invocations (all functions)',
+    });
+
     const alarmOn = (alarmId: string, alarm: Omit<ConstructorParameters<typeof Alarm>[2], 'metric'> & { metric: IMetric }) => {
       const created = new Alarm(this, alarmId, { treatMissingData: TreatMissingData.NOT_BREACHING, ...alarm });
-      created.addAlarmAction(new SnsAction(this.topic));
-      created.addOkAction(new SnsAction(this.topic));
+      for (const topic of destinations) {
+        created.addAlarmAction(new SnsAction(topic));
+        created.addOkAction(new SnsAction(topic));
+      }
       return created;
     };
     this.alarms = [
@@ -147,6 +206,13 @@ export class Monitoring extends Construct {
         threshold: ALARM_THRESHOLDS.dynamoThrottles,
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         evaluationPeriods: 2,
+      }),
+      alarmOn('LambdaThrottles', {
+        alarmDescription: `Pet Store ${stage}: Lambda throttled a function (callers see 500): check reserved and account concurrency`,
+        metric: lambdaThrottles,
+        threshold: ALARM_THRESHOLDS.lambdaThrottles,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
       }),
     ];
 
@@ -175,7 +241,7 @@ export class Monitoring extends Construct {
         ],
         width: 12,
       }),
-      new GraphWidget({ title: 'DynamoDB throttled requests', left: [dynamoThrottles], width: 12 }),
+      new GraphWidget({ title: 'DynamoDB and Lambda throttled requests', left: [dynamoThrottles, lambdaThrottles], width: 12 }),
     );
 
     // The rate limiter's decisions, from the functions' EMF lines (lib/metrics.ts). SEARCH finds every

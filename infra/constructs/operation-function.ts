@@ -11,7 +11,7 @@ import type { FunctionEnvironment } from '../../lib/config.js';
 import type { TableId } from '../../lib/dynamo/tables.js';
 import type { Route } from '../../lib/routes.js';
 import { API_STAGE_NAME, type Stage } from '../../lib/stacks.js';
-import { ApiFunction, type FunctionLogProps, PROJECT_ROOT } from './api-function.js';
+import { ApiFunction, type FunctionConcurrencyProps, type FunctionLogProps, PROJECT_ROOT } from './api-function.js';
 
 /** What every operation of a stage is told, whichever route it serves. */
 export interface OperationSettings {
@@ -23,7 +23,7 @@ export interface OperationSettings {
   readonly deprecation: { readonly deprecatedAt: string; readonly sunsetAt: string; readonly docsUrl: string };
 }
 
-export interface OperationFunctionProps extends FunctionLogProps {
+export interface OperationFunctionProps extends FunctionLogProps, FunctionConcurrencyProps {
   readonly stage: Stage;
   readonly route: Route;
   /** The environment's tables; the function gets the names of, and access to, those its route declares. */
@@ -39,6 +39,7 @@ export class OperationFunction extends ApiFunction {
     super(scope, id, {
       logRetention: props.logRetention,
       logRemovalPolicy: props.logRemovalPolicy,
+      reservedConcurrency: props.reservedConcurrency,
       entry: path.join(PROJECT_ROOT, 'functions', `${route.handler}.ts`),
       description: `Pet Store ${stage}: ${route.operationId} (${route.method} ${route.path})`,
       environment: {

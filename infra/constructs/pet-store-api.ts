@@ -1,11 +1,11 @@
 /**
- * The REST API of one environment: stage v1 with JSON access logs, X-Ray, detailed metrics and a stage-wide
- * throttle; the API-key authorizer on every method; one function per operation of the route table; gateway
- * responses in the contract's Error shape; optionally a custom domain. Each of those is its own construct or module;
+ * The REST API of one environment: stage v1 with JSON access logs, execution logs in a log group of the stack, X-Ray,
+ * detailed metrics and a stage-wide throttle; the API-key authorizer on every method; one function per operation of
+ * the route table; gateway responses in the contract's Error shape; optionally a custom domain. Each of those is its own construct or module;
  * this one puts them together. Adding an operation to ROUTES adds its route, function and grants without touching
  * this file.
  */
-import { type Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { type Duration, Fn, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
   AuthorizationType,
@@ -23,14 +23,14 @@ import { BINARY_MEDIA_TYPES } from '../../lib/http/binary-media-types.js';
 import { ROUTES } from '../../lib/routes.js';
 import { API_STAGE_NAME, type Stage } from '../../lib/stacks.js';
 import { ACCESS_LOG_FORMAT } from './access-log-format.js';
-import type { ApiFunction, FunctionLogProps } from './api-function.js';
+import type { ApiFunction, FunctionConcurrencyProps, FunctionLogProps } from './api-function.js';
 import { ApiKeyAuthorizer } from './api-key-authorizer.js';
 import { constructIdOf } from './construct-id.js';
 import { CustomDomain } from './custom-domain.js';
 import { addGatewayResponses } from './gateway-responses.js';
 import { OperationFunction, type OperationSettings } from './operation-function.js';
 
-export interface PetStoreApiProps extends FunctionLogProps {
+export interface PetStoreApiProps extends FunctionLogProps, FunctionConcurrencyProps {
   readonly stage: Stage;
   readonly tables: Readonly<Record<TableId, ITable>>;
   /** How long API Gateway caches an authorizer decision; revocations take effect within it. */
@@ -53,6 +53,8 @@ export class PetStoreApi extends Construct {
   /** The authorizer's function and every operation's: what a release deploys. */
   readonly allFunctions: readonly ApiFunction[];
   readonly accessLogGroup: LogGroup;
+  /** Where API Gateway writes the stage's execution logs (its name is fixed by API Gateway). */
+  readonly executionLogGroup: LogGroup;
   /** The base URL clients use, ending in /v1 (no trailing slash). */
   readonly url: string;
   readonly domain?: CustomDomain;
@@ -60,7 +62,11 @@ export class PetStoreApi extends Construct {
   constructor(scope: Construct, id: string, props: PetStoreApiProps) {
     super(scope, id);
     const { stage } = props;
-    const logs: FunctionLogProps = { logRetention: props.logRetention, logRemovalPolicy: props.logRemovalPolicy };
+    const logs: FunctionLogProps & FunctionConcurrencyProps = {
+      logRetention: props.logRetention,
+      logRemovalPolicy: props.logRemovalPolicy,
+      reservedConcurrency: props.reservedConcurrency,
+    };
 
     this.authorizer = new ApiKeyAuthorizer(this, 'ApiKeyAuthorizer', {
       ...logs,
@@ -98,6 +104,17 @@ export class PetStoreApi extends Construct {
     });
     // RestApi's own URL output ends in "/v1/"; ApiUrl (stack outputs) is the one clients and the CLI read.
     this.api.node.tryRemoveChild('Endpoint');
+
+    // API Gateway writes execution logs to a group of this fixed name and creates it itself, outside the stack and
+    // kept forever, unless it exists. Created here with the stage's retention and removal policy, before the stage,
+    // so the stage's first log line finds it. (A stack whose API had logged before this group was added must have
+    // API Gateway's own group deleted or imported first: see the deployment runbook.)
+    this.executionLogGroup = new LogGroup(this, 'ExecutionLogs', {
+      logGroupName: Fn.join('', ['API-Gateway-Execution-Logs_', this.api.restApiId, `/${API_STAGE_NAME}`]),
+      retention: props.logRetention,
+      removalPolicy: props.logRemovalPolicy,
+    });
+    this.api.deploymentStage.node.addDependency(this.executionLogGroup);
 
     const functions: Record<string, OperationFunction> = {};
     for (const route of ROUTES) {

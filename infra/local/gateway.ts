@@ -1,9 +1,12 @@
 /**
  * The local API Gateway: a node:http server that does what a REST API with stage v1 does in front of our
- * functions. It matches the route definitions, turns the request into API Gateway's REST proxy event (the body
- * base64-encoded when its Content-Type is one of BINARY_MEDIA_TYPES, as deployed), runs the authorizer and then the
- * same handler modules Lambda runs, and answers gateway-level refusals from GATEWAY_RESPONSES, requests Node's
- * parser refuses included. One gateway serves one environment, whose configuration is its process's.
+ * functions, and the WAF web ACL in front of it. It refuses a body the web ACL refuses, matches the route
+ * definitions, turns the request into API Gateway's REST proxy event (the body base64-encoded when its Content-Type
+ * is one of BINARY_MEDIA_TYPES, as deployed), runs the authorizer and then the same handler modules Lambda runs,
+ * unless the event is over Lambda's invoke payload limit (payload-limits.ts), and answers gateway-level refusals
+ * from GATEWAY_RESPONSES, requests Node's parser refuses included. One gateway serves one environment, whose
+ * configuration is its process's. WAF's rate rule (requests without a key, per address) is not modelled: it is an
+ * approximate count over 5 minutes that would make local runs depend on their own history.
  *
  * Methods: a REST API answers a method its resource does not define (HEAD and OPTIONS too: there are no such
  * methods and no CORS preflight here) with the Missing Authentication Token response, which is our 404. A
@@ -22,14 +25,18 @@ import { authorize } from './authorizer.js';
 import { proxyEvent } from './events.js';
 import { invoke } from './functions.js';
 import { rawGatewayResponse, sendGatewayResponse } from './gateway-answers.js';
+import { API_GATEWAY_MAX_BODY_BYTES, overLambdaInvokeLimit, refusedByWebAcl } from './payload-limits.js';
 import { matchRoute } from './route-match.js';
-
-/** API Gateway's own payload limit; the 16 KiB limit of the contract is the function's to enforce. */
-const GATEWAY_MAX_BODY = 10 * 1024 * 1024;
 
 export interface GatewayOptions {
   /** Extra pages served outside /v1 (the API reference); keyed by exact path. */
   extraRoutes?: Record<string, (req: IncomingMessage, res: ServerResponse) => void | Promise<void>>;
+  /**
+   * Model the WAF web ACL's body-size rule, as every deployed stage has it. Off, the gateway shows what a stage
+   * without it would do with a large body (tests of Lambda's invoke payload limit).
+   * @default true
+   */
+  webAcl?: boolean;
 }
 
 export interface Gateway {
@@ -44,7 +51,7 @@ async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
   for await (const chunk of req) {
     const bytes = Buffer.from(chunk);
     size += bytes.length;
-    if (size > GATEWAY_MAX_BODY) return 'too-large';
+    if (size > API_GATEWAY_MAX_BODY_BYTES) return 'too-large';
     chunks.push(bytes);
   }
   return Buffer.concat(chunks);
@@ -79,6 +86,10 @@ export async function handleRequest(req: IncomingMessage, res: ServerResponse, o
   const resourcePath = path.replace(/(.)\/$/, '$1');
   const match = underStage ? matchRoute(req.method ?? 'GET', resourcePath) : undefined;
   const body = await readBody(req);
+  // WAF evaluates a request before API Gateway routes it.
+  if ((options.webAcl ?? true) && refusedByWebAcl(body === 'too-large' ? undefined : body.length)) {
+    return sendGatewayResponse(res, 'WAF_FILTERED', requestId);
+  }
   if (!match) return sendGatewayResponse(res, 'MISSING_AUTHENTICATION_TOKEN', requestId);
   if (body === 'too-large') return sendGatewayResponse(res, 'REQUEST_TOO_LARGE', requestId);
 
@@ -100,6 +111,14 @@ export async function handleRequest(req: IncomingMessage, res: ServerResponse, o
   const auth = await authorize(event);
   if (!auth.allowed) return sendGatewayResponse(res, auth.response, requestId, auth.message);
   event.requestContext.authorizer = auth.context;
+  // Lambda refuses the invocation and API Gateway answers 500; the function never runs.
+  if (overLambdaInvokeLimit(event)) {
+    log.error('Lambda refused the invocation: the event is over its invoke payload limit', {
+      requestId,
+      operationId: match.route.operationId,
+    });
+    return sendGatewayResponse(res, 'DEFAULT_5XX', requestId);
+  }
   try {
     const result = await invoke(match.route, event);
     if (!result || typeof result.statusCode !== 'number') throw new Error('the function returned no proxy result');

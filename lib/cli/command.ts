@@ -5,6 +5,7 @@
  */
 import type { Stage } from '../stacks.js';
 import type { Stores } from './stores.js';
+import type { Target } from './targets.js';
 
 /** What a command prints: `--json` prints `json`, otherwise `text`. */
 export interface Output {
@@ -12,8 +13,11 @@ export interface Output {
   text: string;
 }
 
-/** The part of a command that reads or writes DynamoDB; it runs only after every argument has been checked. */
-export type Action = (stores: Stores) => Promise<Output>;
+/**
+ * The part of a command that reads or writes DynamoDB; it runs only after every argument has been checked. The
+ * target says where it acts (and what that stage admits, for a command that sells limits).
+ */
+export type Action = (stores: Stores, target: Target) => Promise<Output>;
 
 /** A command's own flags by name: one that takes a value (`--name LABEL`) is a string, a switch is a boolean. */
 export type FlagKinds = Readonly<Record<string, 'string' | 'boolean'>>;
@@ -36,6 +40,11 @@ export interface Command<Flags extends FlagKinds = FlagKinds> {
   synopsis: string;
   /** The least and the most positional arguments it takes. */
   positionals: readonly [min: number, max: number];
+  /**
+   * Whether it changes anything. With --aws such a command needs an explicit --stage, so that nobody writes to
+   * production by default, and it says which account and stack it wrote to.
+   */
+  writes: boolean;
   /** Its own flags; --stage, --aws and --json apply to every command. */
   flags: Flags;
   /**

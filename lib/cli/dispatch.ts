@@ -36,7 +36,11 @@ export const COMMANDS: readonly Command[] = [
 
 /** Flags of every command, with their line in the usage text. */
 const COMMON_FLAGS = {
-  stage: { type: 'string', synopsis: '[--stage production|staging]', help: 'environment (default production)' },
+  stage: {
+    type: 'string',
+    synopsis: '[--stage production|staging]',
+    help: 'environment (default production; required with --aws for a command that writes)',
+  },
   aws: {
     type: 'boolean',
     synopsis: '[--aws]',
@@ -107,5 +111,10 @@ export function dispatch(argv: readonly string[]): Dispatch {
     if (typeof value === 'string' || typeof value === 'boolean') flags[flag] = value;
   }
   const stage = parseStage(typeof values.stage === 'string' ? values.stage : undefined);
-  return { command, invocation: { args, flags, stage, json: values.json === true }, aws: values.aws === true };
+  const aws = values.aws === true;
+  // Locally production is the default; on AWS a change reaches customers, so its stage must be said, not assumed.
+  if (aws && command.writes && values.stage === undefined) {
+    throw new UsageError(`with --aws, "${name}" changes a deployed stack: say which with --stage production or --stage staging`);
+  }
+  return { command, invocation: { args, flags, stage, json: values.json === true }, aws };
 }

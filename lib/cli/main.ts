@@ -1,8 +1,9 @@
 /**
  * The admin CLI: `npm run petstore -- <command>`. Manages customers, plans and keys of one environment and shows
- * its usage and the audit trail of those changes, locally by default or on a deployed stack with --aws. Bad input
- * exits 2 with a clear message and writes nothing; failures to reach DynamoDB exit 1. `main` only returns the exit
- * code and prints through the given io, so tests run it in-process; `bin.ts` runs it as a process.
+ * its usage and the audit trail of those changes, locally by default or on a deployed stack with --aws (where a
+ * command that writes needs --stage and reports the account and stack it wrote to). Bad input exits 2 with a clear
+ * message and writes nothing; failures to reach DynamoDB exit 1. `main` only returns the exit code and prints
+ * through the given io, so tests run it in-process; `bin.ts` runs it as a process.
  */
 import { CustomerNotFound, KeyNotFound } from '../auth/admin-change.js';
 import { isDynamoUnavailable } from '../dynamo/outage.js';
@@ -23,14 +24,18 @@ export const consoleIo: Io = {
   err: (text) => console.error(text),
 };
 
-async function run(argv: readonly string[]): Promise<Output> {
+/** What a command printed, and where it wrote on AWS, if it is a writing command run with --aws. */
+async function run(argv: readonly string[]): Promise<Output & { wrote?: string }> {
   const { command, invocation, aws } = dispatch(argv);
   // Everything is validated before the first byte goes to DynamoDB.
   const action = command.prepare(invocation);
   const { stage } = invocation;
   const target = await resolveTarget(stage, aws);
   try {
-    return await action(stores(target));
+    const output = await action(stores(target), target);
+    const { deployed } = target;
+    if (!command.writes || !deployed) return output;
+    return { ...output, wrote: `wrote to stack ${deployed.stack} in account ${deployed.account} (${deployed.region}) as ${target.actor}` };
   } catch (error) {
     if (error instanceof CustomerNotFound || error instanceof KeyNotFound) throw new UsageError(`${error.message} in ${stage}`);
     if (isDynamoUnavailable(error)) {
@@ -52,6 +57,8 @@ export async function main(argv: readonly string[], io: Io = consoleIo): Promise
   try {
     const output = await run(argv);
     io.out(json ? JSON.stringify(output.json) : output.text);
+    // On stderr, so that --json output stays one JSON document on stdout.
+    if (output.wrote) io.err(`petstore: ${output.wrote}`);
     return 0;
   } catch (error) {
     const usage = error instanceof UsageError;

@@ -2,7 +2,9 @@
  * Where the admin CLI writes, and as whom: the local DynamoDB (DYNAMODB_ENDPOINT, or DynamoDB Local on
  * DYNAMODB_PORT) with the local table names, as the OS user; or with --aws a deployed stack, whose table names come
  * from its CloudFormation outputs, as the caller's AWS identity (STS GetCallerIdentity). The actor is what the
- * audit trail records for every change.
+ * audit trail records for every change. Also what the stage admits for one customer: its throttle, from cdk.json
+ * locally and from the stack's output with --aws. A stage that cdk.json pins to an account or region is only
+ * acted on with credentials of that account, in that region.
  */
 import { userInfo } from 'node:os';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
@@ -11,7 +13,9 @@ import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import { adminCliConfig } from '../config.js';
 import { createDynamoClient } from '../dynamo/create-client.js';
 import { localTableNames, type TableId, type TableSpec } from '../dynamo/tables.js';
-import { STACK_NAMES, type Stage, TABLE_OUTPUT_KEYS } from '../stacks.js';
+import { STACK_NAMES, type Stage, TABLE_OUTPUT_KEYS, THROTTLE_RATE_OUTPUT } from '../stacks.js';
+import { UsageError } from './args.js';
+import { CDK_JSON, cdkJsonStage } from './cdk-json.js';
 
 export interface Target {
   client: DynamoDBClient;
@@ -20,6 +24,10 @@ export interface Target {
   where: string;
   /** Who the changes are recorded as made by. */
   actor: string;
+  /** The stage throttle in requests per second and where that figure comes from, or why it is not known. */
+  throttle: { rateLimit: number; source: string } | { unknown: string };
+  /** With --aws: the stack and the account and region it is in. */
+  deployed?: { stack: string; account: string; region: string };
 }
 
 /** The OS user's name; userInfo throws where the user id has no name (some containers), and then the id stands in. */
@@ -31,18 +39,19 @@ function osUser(): string {
   }
 }
 
-async function awsIdentity(): Promise<string> {
+async function awsIdentity(): Promise<{ arn: string; account: string }> {
   const sts = new STSClient({});
   try {
-    const { Arn } = await sts.send(new GetCallerIdentityCommand({}));
-    if (!Arn) throw new Error('STS GetCallerIdentity returned no ARN');
-    return Arn;
+    const { Arn, Account } = await sts.send(new GetCallerIdentityCommand({}));
+    if (!Arn || !Account) throw new Error('STS GetCallerIdentity returned no ARN or account');
+    return { arn: Arn, account: Account };
   } finally {
     sts.destroy();
   }
 }
 
-export async function resolveTarget(stage: Stage, aws: boolean): Promise<Target> {
+/** `cdkJson`: the file the stage's throttle and pins are read from, the repository's unless a test gives another. */
+export async function resolveTarget(stage: Stage, aws: boolean, cdkJson: URL = CDK_JSON): Promise<Target> {
   if (!aws) {
     // Read only now, after the arguments are checked: a bad variable must not hide a usage error.
     const { dynamoEndpoint, tablePrefix } = adminCliConfig();
@@ -51,14 +60,28 @@ export async function resolveTarget(stage: Stage, aws: boolean): Promise<Target>
       tables: localTableNames(stage, tablePrefix),
       where: `local DynamoDB at ${dynamoEndpoint}`,
       actor: osUser(),
+      throttle: { rateLimit: cdkJsonStage(stage, cdkJson).throttleRateLimit, source: `cdk.json petstore.${stage}.throttleRateLimit` },
     };
   }
   const stackName = STACK_NAMES[stage];
+  const pinned = cdkJsonStage(stage, cdkJson);
   const cloudFormation = new CloudFormationClient({});
-  const [{ Stacks }, actor] = await Promise.all([
+  const region = await cloudFormation.config.region();
+  const [{ Stacks }, identity] = await Promise.all([
     cloudFormation.send(new DescribeStacksCommand({ StackName: stackName })).finally(() => cloudFormation.destroy()),
     awsIdentity(),
   ]);
+  // Checked before anything is read or written: the same stack name exists in every account a stage may be tried in.
+  if (pinned.account !== undefined && pinned.account !== identity.account) {
+    throw new UsageError(
+      `cdk.json pins ${stage} to account ${pinned.account}, but these credentials are for account ${identity.account}: use ${stage}'s credentials`,
+    );
+  }
+  if (pinned.region !== undefined && pinned.region !== region) {
+    throw new UsageError(
+      `cdk.json pins ${stage} to ${pinned.region}, but the AWS region in use is ${region}: set AWS_REGION=${pinned.region}`,
+    );
+  }
   const outputs = new Map((Stacks?.[0]?.Outputs ?? []).map((o) => [o.OutputKey, o.OutputValue]));
   const tableName = (id: TableId): string => {
     const name = outputs.get(TABLE_OUTPUT_KEYS[id]);
@@ -74,5 +97,17 @@ export async function resolveTarget(stage: Stage, aws: boolean): Promise<Target>
     IDEMPOTENCY_TABLE: tableName('idempotency'),
     AUDIT_TABLE: tableName('audit'),
   };
-  return { client: createDynamoClient(), tables, where: `stack ${stackName}`, actor };
+  const rate = Number(outputs.get(THROTTLE_RATE_OUTPUT));
+  const throttle =
+    Number.isInteger(rate) && rate > 0
+      ? { rateLimit: rate, source: `output ${THROTTLE_RATE_OUTPUT} of stack ${stackName}` }
+      : { unknown: `stack ${stackName} has no output ${THROTTLE_RATE_OUTPUT}: deploy this version of the stack first` };
+  return {
+    client: createDynamoClient(),
+    tables,
+    where: `stack ${stackName}`,
+    actor: identity.arn,
+    throttle,
+    deployed: { stack: stackName, account: identity.account, region },
+  };
 }

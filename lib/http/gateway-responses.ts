@@ -1,7 +1,8 @@
 /**
  * Responses that API Gateway itself gives, before or instead of a function: unknown path, refused key, body over
- * API Gateway's own limit, stage throttling, anything else. The CDK stack turns this table into gateway responses
- * and the local gateway answers from it, so both speak the contract's Error shape with the same words.
+ * the limit, stage throttling, anything else; and the one answer WAF gives itself (WEB_ACL_RESPONSES). The CDK
+ * stack turns these tables into gateway responses and the web ACL's custom response, and the local gateway answers
+ * from them, so all speak the contract's Error shape with the same words.
  *
  * No customer is known when the gateway answers, so no plan window applies: the X-RateLimit headers say 0/0/0,
  * meaning "no quota is being spent and there is no window to wait for" (see README, "Rate-limit headers").
@@ -49,6 +50,12 @@ const AUTHORIZER_UNAVAILABLE = {
   headers: { 'Retry-After': UNAVAILABLE_RETRY_AFTER },
 } as const satisfies GatewayResponseSpec;
 
+const BODY_TOO_LARGE = {
+  status: 413,
+  code: 'PAYLOAD_TOO_LARGE',
+  message: 'The request body is too large; the limit is 16384 bytes (16 KiB)',
+} as const satisfies GatewayResponseSpec;
+
 /** Keyed by API Gateway's ResponseType names. */
 export const GATEWAY_RESPONSES = {
   MISSING_AUTHENTICATION_TOKEN: {
@@ -83,11 +90,17 @@ export const GATEWAY_RESPONSES = {
   AUTHORIZER_CONFIGURATION_ERROR: AUTHORIZER_UNAVAILABLE,
   /** AWS documents this type for an authorizer that "failed to authenticate the caller"; mapped the same in case. */
   AUTHORIZER_FAILURE: AUTHORIZER_UNAVAILABLE,
-  REQUEST_TOO_LARGE: {
-    status: 413,
-    code: 'PAYLOAD_TOO_LARGE',
-    message: 'The request body is too large; the limit is 16384 bytes (16 KiB)',
-  },
+  /**
+   * The web ACL's body-size rule, the only WAF rule that blocks without a custom response of its own
+   * (infra/constructs/web-acl.ts): a body over 16 KiB, refused before it reaches a function.
+   */
+  WAF_FILTERED: BODY_TOO_LARGE,
+  /**
+   * API Gateway's own limit, 10 MB. WAF's body-size rule refuses such a body first where it sees it first; AWS is
+   * reported not to apply a customised REQUEST_TOO_LARGE response, so API Gateway may answer these with its own
+   * 413 body instead of this one.
+   */
+  REQUEST_TOO_LARGE: BODY_TOO_LARGE,
   THROTTLED: {
     status: 429,
     code: 'THROTTLED',
@@ -107,3 +120,27 @@ export const GATEWAY_RESPONSES = {
 } as const satisfies Record<string, GatewayResponseSpec>;
 
 export type GatewayResponseType = keyof typeof GATEWAY_RESPONSES;
+
+/** The window of the web ACL's rate rule: it counts each address's requests over the trailing 5 minutes. */
+export const WAF_RATE_WINDOW_SECONDS = 300;
+
+/**
+ * Answers WAF gives itself, as custom responses: static headers only, so without X-Request-Id (WAF has no request
+ * id to put there). Only requests that carry no well-formed API key can get one.
+ */
+export const WEB_ACL_RESPONSES = {
+  /**
+   * The rate rule for requests without a well-formed key. WAF keeps refusing an address until its count over the
+   * trailing window falls below the limit, so Retry-After is the window: the longest the block lasts once the
+   * address stops sending (it may lift sooner).
+   */
+  KEYLESS_RATE: {
+    status: 429,
+    code: 'THROTTLED',
+    message:
+      'Too many requests without a valid API key from this address; send Authorization: Bearer <API key>, or retry after the time in Retry-After',
+    headers: { 'Retry-After': String(WAF_RATE_WINDOW_SECONDS) },
+    /** Its body's key among the web ACL's custom response bodies. */
+    bodyKey: 'keyless-rate',
+  },
+} as const satisfies Record<string, GatewayResponseSpec & { bodyKey: string }>;

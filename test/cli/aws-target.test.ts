@@ -1,26 +1,35 @@
 /**
- * The CLI with --aws, as an operator runs it: table names from the stack's CloudFormation outputs, and every change
- * recorded as made by the caller's AWS identity (STS GetCallerIdentity). CloudFormation and STS are a local stand-in
- * answering in their own XML; DynamoDB is this run's DynamoDB Local. The SDK finds all three through the
- * AWS_ENDPOINT_URL_<SERVICE> variables, as it would a VPC endpoint.
+ * The CLI with --aws, as an operator runs it: table names and the stage throttle from the stack's CloudFormation
+ * outputs, every change recorded as made by the caller's AWS identity (STS GetCallerIdentity), no change without
+ * an explicit --stage, and every change reported with the account and stack it went to. CloudFormation and STS are
+ * a local stand-in answering in their own XML; DynamoDB is this run's DynamoDB Local. The SDK finds all three
+ * through the AWS_ENDPOINT_URL_<SERVICE> variables, as it would a VPC endpoint.
  */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveTarget } from '../../lib/cli/targets.js';
 import { TABLES } from '../../lib/dynamo/tables.js';
-import { STACK_NAMES, TABLE_OUTPUT_KEYS } from '../../lib/stacks.js';
+import { STACK_NAMES, TABLE_OUTPUT_KEYS, THROTTLE_RATE_OUTPUT } from '../../lib/stacks.js';
 import { petstoreProcess } from '../support/cli.js';
 
 const CALLER_ARN = 'arn:aws:sts::123456789012:assumed-role/PetStoreOperators/alice';
 const actions: string[] = [];
+/** The stack's StageThrottleRateLimit output; none, as from a stack deployed by an earlier version, when undefined. */
+let throttleOutput: string | undefined = '50';
 
 function answer(action: string | null): string {
   if (action === 'GetCallerIdentity') {
     return `<GetCallerIdentityResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><GetCallerIdentityResult><Arn>${CALLER_ARN}</Arn><UserId>AROAEXAMPLE:alice</UserId><Account>123456789012</Account></GetCallerIdentityResult><ResponseMetadata><RequestId>1</RequestId></ResponseMetadata></GetCallerIdentityResponse>`;
   }
-  const outputs = TABLES.map(
-    (t) => `<member><OutputKey>${TABLE_OUTPUT_KEYS[t.id]}</OutputKey><OutputValue>${process.env[t.envVar]}</OutputValue></member>`,
-  ).join('');
+  const pairs: [string, string | undefined][] = TABLES.map((t) => [TABLE_OUTPUT_KEYS[t.id], process.env[t.envVar]]);
+  if (throttleOutput !== undefined) pairs.push([THROTTLE_RATE_OUTPUT, throttleOutput]);
+  const outputs = pairs.map(([key, value]) => `<member><OutputKey>${key}</OutputKey><OutputValue>${value}</OutputValue></member>`).join('');
   return `<DescribeStacksResponse xmlns="http://cloudformation.amazonaws.com/doc/2010-05-15/"><DescribeStacksResult><Stacks><member><StackName>${STACK_NAMES.production}</StackName><StackId>arn:aws:cloudformation:us-east-1:123456789012:stack/${STACK_NAMES.production}/1</StackId><CreationTime>2026-01-01T00:00:00Z</CreationTime><StackStatus>UPDATE_COMPLETE</StackStatus><Outputs>${outputs}</Outputs></member></Stacks></DescribeStacksResult><ResponseMetadata><RequestId>2</RequestId></ResponseMetadata></DescribeStacksResponse>`;
 }
 
@@ -57,9 +66,8 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 describe('petstore CLI --aws', () => {
-  it("acts on the stack's tables and records the caller's ARN as who made the change", async () => {
-    const plan = await petstoreProcess(['customers', 'set-plan', 'aws-co', 'business', '--aws', '--json'], env);
-    expect(plan.stderr).toBe('');
+  it("acts on the stack's tables, records the caller's ARN as who made the change, and says where it wrote", async () => {
+    const plan = await petstoreProcess(['customers', 'set-plan', 'aws-co', 'business', '--aws', '--stage', 'production', '--json'], env);
     expect(JSON.parse(plan.stdout)).toEqual({
       customerId: 'aws-co',
       plan: 'business',
@@ -67,9 +75,14 @@ describe('petstore CLI --aws', () => {
       perDay: 100000,
       stage: 'production',
     });
+    // On stderr, so that stdout stays one JSON document.
+    expect(plan.stderr.trim()).toBe(
+      `petstore: wrote to stack ${STACK_NAMES.production} in account 123456789012 (us-east-1) as ${CALLER_ARN}`,
+    );
     expect(actions).toEqual(expect.arrayContaining(['DescribeStacks', 'GetCallerIdentity']));
 
     const audit = await petstoreProcess(['audit', '--customer', 'aws-co', '--aws', '--json'], env);
+    expect(audit.stderr).toBe('');
     expect(JSON.parse(audit.stdout)).toEqual([
       expect.objectContaining({
         customerId: 'aws-co',
@@ -78,5 +91,77 @@ describe('petstore CLI --aws', () => {
         changes: expect.objectContaining({ plan: { from: null, to: 'business' } }),
       }),
     ]);
+  });
+
+  it.each([
+    ['customers', 'set-plan', 'nowhere-co', 'pro'],
+    ['keys', 'create', 'aws-co'],
+    ['unban', 'aws-co'],
+  ])('refuses to change anything without an explicit --stage (exit 2), before asking AWS anything: %s %s', async (...command) => {
+    const before = actions.length;
+    const result = await petstoreProcess([...command, '--aws'], env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/with --aws, ".*" changes a deployed stack: say which with --stage production or --stage staging/);
+    expect(actions.length).toBe(before);
+  });
+
+  it('reads without --stage (production), and says nothing about writing', async () => {
+    const listed = await petstoreProcess(['keys', 'list', 'aws-co', '--aws', '--json'], env);
+    expect(listed.code).toBe(0);
+    expect(listed.stderr).toBe('');
+  });
+
+  it("sells no limit above the deployed stage's throttle × 60 a minute, naming the stack's output (exit 2, nothing written)", async () => {
+    const refused = await petstoreProcess(
+      ['customers', 'set-plan', 'big-co', 'enterprise', '--per-minute', '3001', '--per-day', '100000', '--aws', '--stage', 'production'],
+      env,
+    );
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      `3000 a minute: its throttle is 50 requests a second (output ${THROTTLE_RATE_OUTPUT} of stack ${STACK_NAMES.production})`,
+    );
+    const shown = await petstoreProcess(['customers', 'show', 'big-co', '--aws'], env);
+    expect(shown.code).toBe(2);
+    const accepted = await petstoreProcess(
+      ['customers', 'set-plan', 'big-co', 'enterprise', '--per-minute', '3000', '--per-day', '100000', '--aws', '--stage', 'production'],
+      env,
+    );
+    expect(accepted.code).toBe(0);
+  });
+
+  it('refuses credentials of another account, and another region, than cdk.json pins the stage to', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'petstore-cdk-json-'));
+    const cdkJson = (production: object) => {
+      const file = path.join(dir, `${randomUUID()}.json`);
+      writeFileSync(file, JSON.stringify({ context: { petstore: { production } } }));
+      return pathToFileURL(file);
+    };
+    const saved = { ...process.env };
+    Object.assign(process.env, env);
+    try {
+      await expect(resolveTarget('production', true, cdkJson({ account: '111111111111' }))).rejects.toThrow(
+        /cdk.json pins production to account 111111111111, but these credentials are for account 123456789012/,
+      );
+      await expect(resolveTarget('production', true, cdkJson({ region: 'eu-central-1' }))).rejects.toThrow(
+        /pins production to eu-central-1, but the AWS region in use is us-east-1: set AWS_REGION=eu-central-1/,
+      );
+      const target = await resolveTarget('production', true, cdkJson({ account: '123456789012', region: 'us-east-1' }));
+      expect(target.deployed).toEqual({ stack: STACK_NAMES.production, account: '123456789012', region: 'us-east-1' });
+      target.client.destroy();
+    } finally {
+      process.env = saved;
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('sells nothing to a stack that does not say its throttle (deployed by an earlier version)', async () => {
+    throttleOutput = undefined;
+    try {
+      const result = await petstoreProcess(['customers', 'set-plan', 'old-co', 'free', '--aws', '--stage', 'production'], env);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`has no output ${THROTTLE_RATE_OUTPUT}: deploy this version of the stack first`);
+    } finally {
+      throttleOutput = '50';
+    }
   });
 });

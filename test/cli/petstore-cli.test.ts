@@ -5,6 +5,8 @@
  */
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { cdkJsonStage } from '../../lib/cli/cdk-json.js';
+import { stageCapacity } from '../../lib/stacks.js';
 import { petstore, petstoreProcess } from '../support/cli.js';
 import { testDb } from '../support/customers.js';
 import { useGateway } from '../support/http.js';
@@ -83,21 +85,44 @@ describe('petstore CLI: customers, keys, revocation', () => {
     expect(downgraded).toMatchObject({ plan: 'pro', perMinute: 300, perDay: 10000 });
   });
 
-  it('accepts an Enterprise per-minute limit up to the design maximum, 600000 (20 counter items)', async () => {
-    const result = await petstore(
-      'customers',
-      'set-plan',
-      'hugeco',
-      'enterprise',
-      '--per-minute',
-      '600000',
-      '--per-day',
-      '1000000000',
-      '--json',
-    );
+  it("accepts an Enterprise limit up to what the stage admits for one customer: cdk.json's throttle × 60 a minute", async () => {
+    const { perMinute, perDay } = stageCapacity(cdkJsonStage('production').throttleRateLimit);
+    const args = ['customers', 'set-plan', 'hugeco', 'enterprise', '--per-minute', String(perMinute), '--per-day', String(perDay)];
+    const result = await petstore(...args, '--json');
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ perMinute: 600000 });
+    expect(JSON.parse(result.stdout)).toMatchObject({ perMinute, perDay });
   });
+
+  it.each(['production', 'staging'] as const)(
+    'refuses, in %s, a limit above what the stage admits, naming its throttle and capacity, and writes nothing',
+    async (stage) => {
+      const rate = cdkJsonStage(stage).throttleRateLimit;
+      const { perMinute, perDay } = stageCapacity(rate);
+      for (const [minute, day, capacity] of [
+        [perMinute + 1, perDay, `${perMinute} a minute`],
+        [perMinute, perDay + 1, `${perDay} a day`],
+      ] as const) {
+        const customerId = `oversold-${stage}-${minute}`;
+        const result = await petstore(
+          'customers',
+          'set-plan',
+          customerId,
+          'enterprise',
+          '--per-minute',
+          String(minute),
+          '--per-day',
+          String(day),
+          '--stage',
+          stage,
+        );
+        expect(result.code).toBe(2);
+        expect(result.stderr).toContain(capacity);
+        expect(result.stderr).toContain(`its throttle is ${rate} requests a second (cdk.json petstore.${stage}.throttleRateLimit)`);
+        expect(result.stderr).toMatch(/raise throttleRateLimit .* API Gateway throttle quota/);
+        expect((await petstore('customers', 'show', customerId, '--stage', stage)).code).toBe(2);
+      }
+    },
+  );
 
   it('shows usage and lifts a ban that is not there', async () => {
     const usage = await petstore('usage', 'acme', '--json');

@@ -15,7 +15,7 @@ describe('stage settings', () => {
       petsDeprecatedAt: '2026-06-01T00:00:00Z',
       petsSunsetAt: '2027-06-01T00:00:00Z',
       docsUrl: 'https://petstore.example.com/docs',
-      wafEnabled: false,
+      alarmOptOut: false,
       wafRateLimitPer5Minutes: 2000,
       logRetentionDays: 90,
       deploymentConfig: 'Canary10Percent5Minutes',
@@ -26,11 +26,11 @@ describe('stage settings', () => {
 
   it('take cdk.json values per stage, and -c petstore:<stage>:<key> strings over them', () => {
     const context = reader({
-      petstore: { production: { banSeconds: 600, wafEnabled: true }, staging: { banSeconds: 60 } },
+      petstore: { production: { banSeconds: 600, alarmOptOut: false }, staging: { banSeconds: 60 } },
       'petstore:production:banSeconds': '1200',
-      'petstore:production:wafEnabled': 'false',
+      'petstore:production:alarmOptOut': 'true',
     });
-    expect(stageSettings('production', context)).toMatchObject({ banSeconds: 1200, wafEnabled: false });
+    expect(stageSettings('production', context)).toMatchObject({ banSeconds: 1200, alarmOptOut: true });
     expect(stageSettings('staging', context)).toMatchObject({ banSeconds: 60 });
   });
 
@@ -47,10 +47,24 @@ describe('stage settings', () => {
     ['usageRetentionDays', '0', /at least 1/],
     ['alarmEmail', 'ops', /e-mail/],
     ['logRetentionDays', '31', /must be one of/],
-    ['wafEnabled', 'yes', /true or false/],
+    ['alarmOptOut', 'yes', /true or false/],
+    ['alarmTopicArn', 'arn:aws:sqs:eu-west-1:123456789012:q', /ARN of a standard SNS topic/],
+    ['reservedConcurrency', '0', /at least 1/],
+    ['account', '1234', /12-digit/],
+    ['region', 'Europe', /AWS region/],
     ['petsSunsetAt', 'next year', /ISO 8601/],
   ])('refuse %s=%s with a message that says what is expected', (key, value, message) => {
     expect(() => stageSettings('production', reader({ [`petstore:production:${key}`]: value }))).toThrow(message);
+  });
+
+  it('refuse an alarm opt-out beside an alarm destination', () => {
+    const context = reader({ 'petstore:production:alarmOptOut': 'true', 'petstore:production:alarmEmail': 'oncall@example.com' });
+    expect(() => stageSettings('production', context)).toThrow(/alarmOptOut=true .* keep one or the other/);
+  });
+
+  it('refuse wafEnabled, by name, wherever it is set: WAF is in front of every stage', () => {
+    expect(() => stageSettings('staging', reader({ petstore: { staging: { wafEnabled: false } } }))).toThrow(/remove wafEnabled/);
+    expect(() => stageSettings('staging', reader({ 'petstore:staging:wafEnabled': 'false' }))).toThrow(/remove wafEnabled/);
   });
 
   it('want domainName and certificateArn together', () => {
@@ -79,6 +93,17 @@ describe('deployment environment', () => {
     expect(deploymentEnv(reader({}), { CDK_DEFAULT_ACCOUNT: '', CDK_DEFAULT_REGION: 'us-east-1' })).toEqual({});
     expect(deploymentEnv(reader({ region: 'eu-west-1' }), { CDK_DEFAULT_REGION: 'us-east-1' })).toEqual({ region: 'eu-west-1' });
     expect(deploymentEnv(reader({ account: '123456789012' }), { CDK_DEFAULT_REGION: 'us-east-1' })).toEqual({ account: '123456789012' });
+  });
+
+  it("pins a stage that names its account and region to them, over -c account/region and the CLI's defaults", () => {
+    const pinned = { account: '111111111111', region: 'eu-central-1' };
+    expect(deploymentEnv(reader({ account: '222222222222', region: 'us-east-2' }), {}, pinned)).toEqual(pinned);
+    expect(deploymentEnv(reader({}), { CDK_DEFAULT_ACCOUNT: '210987654321', CDK_DEFAULT_REGION: 'us-east-2' }, pinned)).toEqual(pinned);
+    // What the stage leaves open comes from the usual places.
+    expect(deploymentEnv(reader({ region: 'eu-west-1' }), {}, { account: '111111111111' })).toEqual({
+      account: '111111111111',
+      region: 'eu-west-1',
+    });
   });
 
   it('refuses an account id that is not 12 digits', () => {

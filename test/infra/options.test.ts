@@ -1,13 +1,15 @@
 /**
  * The optional parts of a stack that cdk.json leaves off: a custom domain (whose base URL must still end in /v1,
- * and whose certificate must be in the stack's region) and WAF in staging. Stacks are synthesized on their own,
- * without cdk-nag, to keep this quick.
+ * and whose certificate must be in the stack's region), reserved concurrency, and an account and region per stage.
+ * Stacks are synthesized on their own, without cdk-nag, to keep this quick.
  */
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { stageSettings } from '../../infra/config.js';
+import { buildApp } from '../../infra/pet-store-app.js';
 import { PetStoreStack } from '../../infra/pet-store-stack.js';
+import { CDK_JSON_CONTEXT } from './synth-app.js';
 
 /** The template rule that checks the certificate's region at deploy time, if any. */
 const certificateRules = (template: Template): unknown =>
@@ -15,7 +17,7 @@ const certificateRules = (template: Template): unknown =>
 
 const CERTIFICATE = 'arn:aws:acm:eu-west-1:123456789012:certificate/0a1b2c3d-1111-2222-3333-444455556666';
 
-describe('a stack with a custom domain and WAF', () => {
+describe('a stack with a custom domain and reserved concurrency', () => {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const settings = stageSettings(
     'staging',
@@ -23,7 +25,7 @@ describe('a stack with a custom domain and WAF', () => {
       ({
         'petstore:staging:domainName': 'api.staging.example.com',
         'petstore:staging:certificateArn': CERTIFICATE,
-        'petstore:staging:wafEnabled': 'true',
+        'petstore:staging:reservedConcurrency': '25',
       })[key],
   );
   const stack = new PetStoreStack(app, 'Options', { stage: 'staging', settings, env: { account: '123456789012', region: 'eu-west-1' } });
@@ -44,19 +46,36 @@ describe('a stack with a custom domain and WAF', () => {
     expect(certificateRules(template)).toBeUndefined();
   });
 
-  it('puts the per-IP rate rule in front of the stage, refusing in the Error shape', () => {
-    type Acl = {
-      Properties: {
-        CustomResponseBodies: Record<string, { ContentType: string; Content: string }>;
-        Rules: { Action: { Block: { CustomResponse: unknown } } }[];
-      };
-    };
-    const acl = Object.values(template.findResources('AWS::WAFv2::WebACL'))[0] as Acl;
-    const body = acl.Properties.CustomResponseBodies.throttled as { ContentType: string; Content: string };
-    expect(body.ContentType).toBe('APPLICATION_JSON');
-    expect(JSON.parse(body.Content)).toMatchObject({ code: 'THROTTLED', status: 429 });
-    expect(acl.Properties.Rules[0]?.Action.Block.CustomResponse).toMatchObject({ ResponseCode: 429, CustomResponseBodyKey: 'throttled' });
-    template.resourceCountIs('AWS::WAFv2::WebACLAssociation', 1);
+  it('reserves the configured concurrency for every function, the authorizer included', () => {
+    const functions = Object.values(template.findResources('AWS::Lambda::Function'));
+    expect(functions.length).toBeGreaterThan(1);
+    for (const fn of functions) expect(fn.Properties.ReservedConcurrentExecutions).toBe(25);
+  });
+});
+
+describe('accounts and regions per stage', () => {
+  const build = (context: Record<string, unknown>) =>
+    buildApp({ context: { ...CDK_JSON_CONTEXT, 'aws:cdk:bundling-stacks': [], 'petstore:production:alarmOptOut': 'true', ...context } })
+      .stacks;
+
+  it("pin a stage's stack to the account and region cdk.json gives it; -c account/region apply to the other stage only", () => {
+    const stacks = build({
+      petstore: {
+        ...(CDK_JSON_CONTEXT.petstore as object),
+        production: {
+          ...(CDK_JSON_CONTEXT.petstore as { production: object }).production,
+          account: '111111111111',
+          region: 'eu-central-1',
+        },
+      },
+      account: '222222222222',
+      region: 'eu-west-1',
+    });
+    expect({ account: stacks.production.account, region: stacks.production.region }).toEqual({
+      account: '111111111111',
+      region: 'eu-central-1',
+    });
+    expect({ account: stacks.staging.account, region: stacks.staging.region }).toEqual({ account: '222222222222', region: 'eu-west-1' });
   });
 });
 

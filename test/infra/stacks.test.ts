@@ -20,7 +20,7 @@ import {
 import { DECISION_METRICS, metricsNamespace, SERVICE_NAME } from '../../lib/metric-names.js';
 import { PLAN_NAMES } from '../../lib/plans.js';
 import { type Access, ROUTES, type Route } from '../../lib/routes.js';
-import { STACK_NAMES, STAGES, type Stage, TABLE_OUTPUT_KEYS } from '../../lib/stacks.js';
+import { STACK_NAMES, STAGES, type Stage, TABLE_OUTPUT_KEYS, THROTTLE_RATE_OUTPUT } from '../../lib/stacks.js';
 import { synthApp } from './synth-app.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: synthesized CloudFormation is untyped JSON; the assertions check its shape.
@@ -236,11 +236,27 @@ describe.each(STAGES)('the %s stack', (stage) => {
 
   it('keeps every log group for a limited time', () => {
     const groups = resourcesOf(stage, 'AWS::Logs::LogGroup');
-    expect(groups).toHaveLength(routes.length + 2); // functions, authorizer, access logs
+    expect(groups).toHaveLength(routes.length + 3); // functions, authorizer, access logs, execution logs
     for (const [, group] of groups) {
       expect(group.Properties?.RetentionInDays).toBe(stage === 'production' ? 365 : 30);
       expect(group.DeletionPolicy).toBe(stage === 'production' ? 'Retain' : 'Delete');
     }
+  });
+
+  it("creates API Gateway's execution log group itself, before the stage, so API Gateway does not make one kept forever", () => {
+    const apiId = logicalIdOf(stage, app.stacks[stage].api.api);
+    const groupId = logicalIdOf(stage, app.stacks[stage].api.executionLogGroup);
+    const group = json[stage].Resources[groupId];
+    // The name API Gateway writes to: API-Gateway-Execution-Logs_<rest api id>/<stage>.
+    expect(group?.Properties?.LogGroupName).toEqual({ 'Fn::Join': ['', ['API-Gateway-Execution-Logs_', { Ref: apiId }, '/v1']] });
+    expect(group?.Properties?.RetentionInDays).toBe(stage === 'production' ? 365 : 30);
+    expect(group?.DeletionPolicy).toBe(stage === 'production' ? 'Retain' : 'Delete');
+    const [, stageResource] = resourcesOf(stage, 'AWS::ApiGateway::Stage')[0] ?? [];
+    expect((stageResource as Resource & { DependsOn?: string[] }).DependsOn).toContain(groupId);
+  });
+
+  it('reserves no concurrency unless cdk.json says so: every function draws on the account pool', () => {
+    for (const [, fn] of resourcesOf(stage, 'AWS::Lambda::Function')) expect(fn.Properties?.ReservedConcurrentExecutions).toBeUndefined();
   });
 
   describe('tables', () => {
@@ -365,6 +381,10 @@ describe.each(STAGES)('the %s stack', (stage) => {
     it.each(TABLES.map((t) => t.id))('give the name of the %s table', (id) => {
       expect(json[stage].Outputs[TABLE_OUTPUT_KEYS[id]]?.Value).toEqual({ Ref: tableLogicalId(stage, id) });
     });
+
+    it("give the stage throttle's rate, the figure the admin CLI sells Enterprise limits against", () => {
+      expect(json[stage].Outputs[THROTTLE_RATE_OUTPUT]?.Value).toBe(stage === 'production' ? '500' : '50');
+    });
   });
 
   describe('operations', () => {
@@ -392,11 +412,11 @@ describe.each(STAGES)('the %s stack', (stage) => {
       }
     });
 
-    it('alarms on the 5xx rate, p99 latency and DynamoDB throttling, notifying the SNS topic', () => {
+    it('alarms on the 5xx rate, p99 latency, DynamoDB throttling and Lambda throttling, notifying the SNS topic', () => {
       // The on-call alarms; the rollout's own alarms are asserted in rollout.test.ts.
       const ids = new Set(app.stacks[stage].monitoring.alarms.map((alarm) => logicalIdOf(stage, alarm)));
       const alarms = resourcesOf(stage, 'AWS::CloudWatch::Alarm').filter(([id]) => ids.has(id));
-      expect(alarms).toHaveLength(3);
+      expect(alarms).toHaveLength(4);
       const topicId = logicalIdOf(stage, app.stacks[stage].monitoring.topic);
       for (const [, alarm] of alarms) {
         expect(alarm.Properties?.AlarmActions).toEqual([{ Ref: topicId }]);
@@ -406,6 +426,26 @@ describe.each(STAGES)('the %s stack', (stage) => {
       expect(text).toContain('5XXError');
       expect(text).toContain('"ExtendedStatistic":"p99"');
       expect(text).toContain('ThrottleEvents');
+      expect(text).toContain('"MetricName":"Throttles"');
+    });
+
+    it('fires the Lambda throttling alarm when any one function is throttled, the authorizer included', () => {
+      const [, alarm] =
+        resourcesOf(stage, 'AWS::CloudWatch::Alarm').find(([, a]) => JSON.stringify(a).includes('"MetricName":"Throttles"')) ?? [];
+      const metrics = (alarm?.Properties?.Metrics ?? []) as { Id: string; Expression?: string; MetricStat?: Json }[];
+      const expression = metrics.find((m) => m.Expression)?.Expression ?? '';
+      const inputs = metrics.filter((m) => m.MetricStat);
+      const api = app.stacks[stage].api;
+      const functionIds = [api.authorizerFunction, ...Object.values(api.functions)].map((fn) => logicalIdOf(stage, fn));
+      expect(inputs.map((m) => m.MetricStat.Metric.Dimensions[0].Value.Ref).sort()).toEqual([...functionIds].sort());
+      for (const input of inputs) expect(input.MetricStat.Metric.MetricName).toBe('Throttles');
+      expect(alarm?.Properties?.ComparisonOperator).toBe('GreaterThanOrEqualToThreshold');
+      expect(alarm?.Properties?.EvaluationPeriods).toBe(1);
+      const threshold = alarm?.Properties?.Threshold as number;
+      for (const input of inputs) {
+        expect(evaluateSum(expression, { [input.Id]: threshold }), `${input.Id} alone`).toBeGreaterThanOrEqual(threshold);
+      }
+      expect(evaluateSum(expression, {})).toBe(0);
     });
 
     it("fires the DynamoDB throttling alarm when any one table's reads or writes are throttled, the others silent", () => {
@@ -443,33 +483,29 @@ describe.each(STAGES)('the %s stack', (stage) => {
       }
     });
 
-    it(stage === 'production' ? 'puts a WAF per-IP rate rule in front of the stage' : 'has no WAF (wafEnabled is false)', () => {
-      if (stage === 'production') {
-        templates[stage].hasResourceProperties('AWS::WAFv2::WebACL', {
-          Scope: 'REGIONAL',
-          Rules: [Match.objectLike({ Statement: { RateBasedStatement: { AggregateKeyType: 'IP', Limit: 3000 } } })],
-        });
-        // Its refusal carries no-store and nosniff like every other answer.
-        templates[stage].hasResourceProperties('AWS::WAFv2::WebACL', {
-          Rules: [
-            Match.objectLike({
-              Action: {
-                Block: {
-                  CustomResponse: Match.objectLike({
-                    ResponseHeaders: Match.arrayWith([
-                      { Name: 'Cache-Control', Value: 'no-store' },
-                      { Name: 'X-Content-Type-Options', Value: 'nosniff' },
-                    ]),
-                  }),
-                },
+    it('puts the WAF web ACL in front of the stage, its rules answering in the Error shape with no-store and nosniff', () => {
+      templates[stage].resourceCountIs('AWS::WAFv2::WebACL', 1);
+      templates[stage].resourceCountIs('AWS::WAFv2::WebACLAssociation', 1);
+      templates[stage].hasResourceProperties('AWS::WAFv2::WebACLAssociation', {
+        ResourceArn: Match.objectLike({ 'Fn::Join': Match.anyValue() }),
+      });
+      // The rate rule answers with its own response; the body rule through API Gateway's WAF_FILTERED response.
+      templates[stage].hasResourceProperties('AWS::WAFv2::WebACL', {
+        Rules: Match.arrayWith([
+          Match.objectLike({
+            Action: {
+              Block: {
+                CustomResponse: Match.objectLike({
+                  ResponseHeaders: Match.arrayWith([
+                    { Name: 'Cache-Control', Value: 'no-store' },
+                    { Name: 'X-Content-Type-Options', Value: 'nosniff' },
+                  ]),
+                }),
               },
-            }),
-          ],
-        });
-        templates[stage].resourceCountIs('AWS::WAFv2::WebACLAssociation', 1);
-      } else {
-        templates[stage].resourceCountIs('AWS::WAFv2::WebACL', 0);
-      }
+            },
+          }),
+        ]),
+      });
     });
   });
 

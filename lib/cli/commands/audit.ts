@@ -9,6 +9,7 @@ export const audit = defineCommand({
   name: 'audit',
   synopsis: '[--customer <customerId>] [--since <date>]',
   positionals: [0, 0],
+  writes: false,
   flags: { customer: 'string', since: 'string' },
   prepare({ flags }) {
     const customerId = flags.customer === undefined ? undefined : parseWith(CustomerIdSchema, flags.customer, '--customer');

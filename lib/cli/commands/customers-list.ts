@@ -8,6 +8,7 @@ export const customersList = defineCommand({
   name: 'customers list',
   synopsis: '',
   positionals: [0, 0],
+  writes: false,
   flags: {},
   prepare() {
     return async ({ auth }) => {

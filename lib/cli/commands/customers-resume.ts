@@ -10,6 +10,7 @@ export const customersResume = defineCommand({
   name: 'customers resume',
   synopsis: '<customerId>',
   positionals: [1, 1],
+  writes: true,
   flags: {},
   prepare({ args, stage }) {
     const customerId = parseWith(CustomerIdSchema, args[0], 'customerId');

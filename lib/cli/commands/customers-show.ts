@@ -11,6 +11,7 @@ export const customersShow = defineCommand({
   name: 'customers show',
   synopsis: '<customerId>',
   positionals: [1, 1],
+  writes: false,
   flags: {},
   prepare({ args, stage }) {
     const customerId = parseWith(CustomerIdSchema, args[0], 'customerId');

@@ -11,6 +11,7 @@ export const customersSuspend = defineCommand({
   name: 'customers suspend',
   synopsis: '<customerId> [--reason TEXT]',
   positionals: [1, 1],
+  writes: true,
   flags: { reason: 'string' },
   prepare({ args, flags, stage }) {
     const customerId = parseWith(CustomerIdSchema, args[0], 'customerId');

@@ -11,6 +11,7 @@ export const keysCreate = defineCommand({
   name: 'keys create',
   synopsis: '<customerId> [--name LABEL] [--expires-in 90d | --expires-at <ISO date>]',
   positionals: [1, 1],
+  writes: true,
   flags: { name: 'string', 'expires-in': 'string', 'expires-at': 'string' },
   prepare({ args, flags, stage }) {
     const customerId = parseWith(CustomerIdSchema, args[0], 'customerId');

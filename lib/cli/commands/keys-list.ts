@@ -8,6 +8,7 @@ export const keysList = defineCommand({
   name: 'keys list',
   synopsis: '[<customerId>]',
   positionals: [0, 1],
+  writes: false,
   flags: {},
   prepare({ args }) {
     const customerId = args[0] === undefined ? undefined : parseWith(CustomerIdSchema, args[0], 'customerId');

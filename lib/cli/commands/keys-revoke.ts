@@ -8,6 +8,7 @@ export const keysRevoke = defineCommand({
   name: 'keys revoke',
   synopsis: '<keyId>',
   positionals: [1, 1],
+  writes: true,
   flags: {},
   prepare({ args, stage }) {
     const keyId = parseWith(KeyIdSchema, args[0], 'keyId');

@@ -17,6 +17,7 @@ export const keysRoll = defineCommand({
   name: 'keys roll',
   synopsis: '<keyId> [--grace 24h] [--name LABEL] [--expires-in 90d | --expires-at <ISO date>]',
   positionals: [1, 1],
+  writes: true,
   flags: { grace: 'string', name: 'string', 'expires-in': 'string', 'expires-at': 'string' },
   prepare({ args, flags, stage }) {
     const keyId = parseWith(KeyIdSchema, args[0], 'keyId');

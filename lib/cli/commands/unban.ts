@@ -9,6 +9,7 @@ export const unban = defineCommand({
   name: 'unban',
   synopsis: '<customerId>',
   positionals: [1, 1],
+  writes: true,
   flags: {},
   prepare({ args, stage }) {
     const customerId = parseWith(CustomerIdSchema, args[0], 'customerId');

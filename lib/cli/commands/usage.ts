@@ -19,6 +19,7 @@ export const usage = defineCommand({
   name: 'usage',
   synopsis: '<customerId> [--from YYYY-MM-DD] [--to YYYY-MM-DD] | usage --month YYYY-MM [--csv]',
   positionals: [0, 1],
+  writes: false,
   flags: { from: 'string', to: 'string', month: 'string', csv: 'boolean' },
   prepare({ args, flags, stage, json }) {
     const today = dayStartOf(Math.floor(nowMs() / 1000));

@@ -1,0 +1,34 @@
+/**
+ * What the admin CLI reads of a stage's deployment settings in the repository's `cdk.json` (`petstore.<stage>`),
+ * without loading aws-cdk-lib: the stage throttle, which bounds what may be sold to one customer, and the account
+ * and region the stage is pinned to, if any. The CDK app reads the same keys (infra/config.ts), with the same default.
+ */
+import { readFileSync } from 'node:fs';
+import * as v from 'valibot';
+import { type Stage, THROTTLE_DEFAULTS } from '../stacks.js';
+
+export const CDK_JSON = new URL('../../cdk.json', import.meta.url);
+
+const StageSchema = v.object({
+  throttleRateLimit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), THROTTLE_DEFAULTS.rateLimit),
+  account: v.optional(v.string()),
+  region: v.optional(v.string()),
+});
+const CdkJsonSchema = v.object({
+  context: v.object({ petstore: v.optional(v.record(v.string(), v.unknown()), {}) }),
+});
+
+export type CdkJsonStage = v.InferOutput<typeof StageSchema>;
+
+export function cdkJsonStage(stage: Stage, file: URL = CDK_JSON): CdkJsonStage {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new Error(`cannot read ${file.pathname}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const root = v.safeParse(CdkJsonSchema, parsed);
+  const settings = root.success ? v.safeParse(StageSchema, root.output.context.petstore[stage] ?? {}) : undefined;
+  if (!settings?.success) throw new Error(`${file.pathname}: petstore.${stage} is not what the CDK app reads (see infra/config.ts)`);
+  return settings.output;
+}

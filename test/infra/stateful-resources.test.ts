@@ -1,0 +1,92 @@
+/**
+ * The resources whose replacement loses something (data, logs, subscriptions, the API's address) are a committed
+ * list, infra/stateful-resources.json, and the synthesized templates must match it exactly. CloudFormation replaces
+ * a resource when its logical id changes (a construct moved or renamed) or when a property it cannot update
+ * changes (a table's key schema, a log group's name); so such a change can only land as a deliberate edit of that
+ * list, made after reading the deployment runbook on what the replacement does.
+ */
+import { readFileSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { TABLES } from '../../lib/dynamo/tables.js';
+import { STAGES, type Stage } from '../../lib/stacks.js';
+import { synthApp } from './synth-app.js';
+
+// biome-ignore lint/suspicious/noExplicitAny: synthesized CloudFormation is untyped JSON; the comparison is on what is read.
+type Json = any;
+
+const LIST = new URL('../../infra/stateful-resources.json', import.meta.url);
+const committed = JSON.parse(readFileSync(LIST, 'utf8')) as Record<Stage, Record<string, unknown>>;
+
+/**
+ * What identifies each stateful resource and what would replace it: per type, the properties CloudFormation
+ * cannot change without a new resource, and the policies that decide what happens to the old one.
+ */
+const STATEFUL: Readonly<Record<string, (properties: Json) => Record<string, unknown>>> = {
+  // Data. A new key schema, table name or local index is a new table; the old one is kept (Retain) or deleted.
+  'AWS::DynamoDB::Table': (p) => {
+    const types = Object.fromEntries(
+      (p.AttributeDefinitions as { AttributeName: string; AttributeType: string }[]).map((a) => [a.AttributeName, a.AttributeType]),
+    );
+    return {
+      keys: (p.KeySchema as { AttributeName: string; KeyType: string }[]).map(
+        (k) => `${k.AttributeName} ${k.KeyType} ${types[k.AttributeName]}`,
+      ),
+      tableName: p.TableName ?? null,
+      localIndexes: (p.LocalSecondaryIndexes ?? []).map((i: { IndexName: string }) => i.IndexName),
+    };
+  },
+  // Logs. A new name is a new group; the old group keeps or loses what it holds.
+  'AWS::Logs::LogGroup': (p) => ({ logGroupName: p.LogGroupName ?? null }),
+  // Subscriptions (an e-mail's confirmation) and the ARN others publish to or subscribe at.
+  'AWS::SNS::Topic': (p) => ({ topicName: p.TopicName ?? null }),
+  // The API's id is in its URL and in its execution log group's name: a new one is a new address for every client.
+  'AWS::ApiGateway::RestApi': () => ({}),
+  'AWS::ApiGateway::DomainName': (p) => ({ domainName: p.DomainName }),
+};
+
+let templates: Record<Stage, { Resources: Record<string, Json> }>;
+
+beforeAll(() => {
+  const app = synthApp();
+  templates = Object.fromEntries(STAGES.map((stage) => [stage, app.template(stage).toJSON()])) as typeof templates;
+}, 120_000);
+
+function statefulResources(stage: Stage): Record<string, unknown> {
+  const found: [string, unknown][] = [];
+  for (const [logicalId, resource] of Object.entries(templates[stage].Resources)) {
+    const describe = STATEFUL[resource.Type];
+    if (!describe) continue;
+    found.push([
+      logicalId,
+      {
+        type: resource.Type,
+        ...describe(resource.Properties ?? {}),
+        deletionPolicy: resource.DeletionPolicy ?? 'Delete',
+        updateReplacePolicy: resource.UpdateReplacePolicy ?? 'Delete',
+      },
+    ]);
+  }
+  return Object.fromEntries(found.sort(([a], [b]) => a.localeCompare(b)));
+}
+
+describe.each(STAGES)('the stateful resources of the %s stack', (stage) => {
+  it('are exactly those of infra/stateful-resources.json, with the same logical ids, keys, names and policies', () => {
+    const actual = statefulResources(stage);
+    expect(
+      actual,
+      `A change would replace or remove a stateful resource of ${stage} (or add one). Read "What replaces a stateful ` +
+        'resource" in the deployment runbook; if the change is deliberate, put this in infra/stateful-resources.json:\n' +
+        JSON.stringify(actual, null, 2),
+    ).toEqual(committed[stage]);
+  });
+
+  it('include every table, retained by production and by no one in staging', () => {
+    const tables = Object.values(statefulResources(stage)).filter((r) => (r as { type: string }).type === 'AWS::DynamoDB::Table');
+    expect(tables).toHaveLength(TABLES.length);
+    for (const table of tables) {
+      expect(table).toMatchObject(
+        stage === 'production' ? { deletionPolicy: 'Retain', updateReplacePolicy: 'Retain' } : { deletionPolicy: 'Delete' },
+      );
+    }
+  });
+});
