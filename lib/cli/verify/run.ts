@@ -73,7 +73,7 @@ export async function verifyStage(
       );
     }
   } finally {
-    results.push(...(await retire(stores, customer, new Date(nowMs()))));
+    results.push(...(await retire(stores, customer)));
   }
   // The categories stay, named after the run: removing them is one call to the moderation's delete, here.
   return { stage, baseUrl, customerId: customer.customerId, keyId: customer.keyId, results, categories: context.created };

@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { changed } from '../../audit/trail.js';
+import { nowMs } from '../../clock.js';
 import type { Limits } from '../../plans.js';
 import type { Stage } from '../../stacks.js';
 import type { Stores } from '../stores.js';
@@ -56,9 +57,10 @@ export async function createTemporaryCustomer(
     also: [audit.entry({ action: 'plan-change', customerId, changes: changed({}, { plan: 'enterprise', ...limits }) }, now)],
   });
   try {
-    const expiresAt = new Date(now.getTime() + KEY_LIFETIME_MS);
+    const issued = new Date(nowMs());
+    const expiresAt = new Date(issued.getTime() + KEY_LIFETIME_MS);
     const { apiKey, record } = await auth.createKey(customerId, stage, KEY_NAME, {
-      now,
+      now: issued,
       expiresAt,
       also: (key) => [
         audit.entry(
@@ -79,7 +81,7 @@ export async function createTemporaryCustomer(
     return { customerId, keyId: record.keyId, apiKey, limits };
   } catch (error) {
     // A customer without a key is still an active customer: it goes too.
-    await suspend({ auth, audit }, customerId, new Date());
+    await suspend({ auth, audit }, customerId, new Date(nowMs()));
     throw error;
   }
 }
@@ -115,15 +117,15 @@ async function revoke({ auth, audit }: Pick<Stores, 'auth' | 'audit'>, keyId: st
  * Revokes the key and suspends the customer, each audited, whatever the checks did. Each is a check of the run: one
  * that fails leaves something active that an operator must remove, and the run must not pass.
  */
-export async function retire(stores: Pick<Stores, 'auth' | 'audit'>, customer: TemporaryCustomer, now: Date): Promise<CheckResult[]> {
+export async function retire(stores: Pick<Stores, 'auth' | 'audit'>, customer: TemporaryCustomer): Promise<CheckResult[]> {
   return [
     await runCheck({
       name: 'temporary key revoked (audited)',
-      run: async () => ({ problems: [], detail: await revoke(stores, customer.keyId, now) }),
+      run: async () => ({ problems: [], detail: await revoke(stores, customer.keyId, new Date(nowMs())) }),
     }),
     await runCheck({
       name: 'temporary customer suspended (audited)',
-      run: async () => ({ problems: [], detail: await suspend(stores, customer.customerId, now) }),
+      run: async () => ({ problems: [], detail: await suspend(stores, customer.customerId, new Date(nowMs())) }),
     }),
   ];
 }
