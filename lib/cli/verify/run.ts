@@ -75,6 +75,7 @@ export async function verifyStage(
   } finally {
     results.push(...(await retire(stores, customer)));
   }
-  // The categories stay, named after the run: removing them is one call to the moderation's delete, here.
+  // The categories stay, named after the run, and the report notes each. Deleting them belongs with the retirement:
+  // one more step of `retire`, through the categories' moderation store and its audit record.
   return { stage, baseUrl, customerId: customer.customerId, keyId: customer.keyId, results, categories: context.created };
 }
