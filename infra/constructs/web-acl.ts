@@ -38,8 +38,9 @@ export const WAF_BODY_INSPECTION = { bytes: 16 * 1024, limit: 'KB_16' } as const
 /**
  * What WAF looks for in the Authorization header to leave a request uncounted: a key of this stage's format
  * anywhere in it. Looser than the authorizer (which wants `Bearer <key>` and a valid checksum), never stricter, so
- * every request the authorizer could admit is left alone; a forged well-formed key gets past this rule but is
- * refused by the authorizer without a DynamoDB read.
+ * every request the authorizer could admit is left alone; a forged well-formed key gets past this rule and is
+ * refused by the authorizer, without a DynamoDB read unless its (public, CRC32) checksum is right, then after one
+ * GetItem; the stage throttle bounds such traffic.
  */
 export function wellFormedKeyPattern(stage: Stage): string {
   return `${KEY_PREFIX[stage]}[0-9A-Za-z]{36}`;
