@@ -11,6 +11,8 @@ import type { Target } from './targets.js';
 export interface Output {
   json: unknown;
   text: string;
+  /** What the command checked is wrong (a check of `verify` failed): the output is printed all the same, and it exits 1. */
+  failed?: boolean;
 }
 
 /**

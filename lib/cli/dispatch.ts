@@ -17,6 +17,7 @@ import { keysRevoke } from './commands/keys-revoke.js';
 import { keysRoll } from './commands/keys-roll.js';
 import { unban } from './commands/unban.js';
 import { usage } from './commands/usage.js';
+import { verify } from './commands/verify.js';
 
 /** In the order the usage text lists them. A new command is a module in `commands/` and a line here. */
 export const COMMANDS: readonly Command[] = [
@@ -32,6 +33,7 @@ export const COMMANDS: readonly Command[] = [
   usage,
   unban,
   audit,
+  verify,
 ];
 
 /** Flags of every command, with their line in the usage text. */

@@ -1,9 +1,10 @@
 /**
  * The admin CLI: `npm run petstore -- <command>`. Manages customers, plans and keys of one environment and shows
- * its usage and the audit trail of those changes, locally by default or on a deployed stack with --aws (where a
- * command that writes needs --stage and reports the account and stack it wrote to). Bad input exits 2 with a clear
- * message and writes nothing; failures to reach DynamoDB exit 1. `main` only returns the exit code and prints
- * through the given io, so tests run it in-process; `bin.ts` runs it as a process.
+ * its usage and the audit trail of those changes, and verifies a running stage, locally by default or on a deployed
+ * stack with --aws (where a command that writes needs --stage and reports the account and stack it wrote to). Bad
+ * input exits 2 with a clear message and writes nothing; failures to reach DynamoDB, and a `verify` whose checks
+ * did not all pass, exit 1. `main` only returns the exit code and prints through the given io, so tests run it
+ * in-process; `bin.ts` runs it as a process.
  */
 import { CustomerNotFound, KeyNotFound } from '../auth/admin-change.js';
 import { isDynamoUnavailable } from '../dynamo/outage.js';
@@ -59,7 +60,7 @@ export async function main(argv: readonly string[], io: Io = consoleIo): Promise
     io.out(json ? JSON.stringify(output.json) : output.text);
     // On stderr, so that --json output stays one JSON document on stdout.
     if (output.wrote) io.err(`petstore: ${output.wrote}`);
-    return 0;
+    return output.failed ? 1 : 0;
   } catch (error) {
     const usage = error instanceof UsageError;
     const message = error instanceof Error ? error.message : String(error);

@@ -1,0 +1,81 @@
+/**
+ * One run of `verify`: the temporary customer, the checks in the order a client's session would make them, and the
+ * customer's retirement whatever happened (a check that threw, an interrupted run). The order matters for the
+ * quota: the checks that spend a request or two come first, then the one that uses up the minute, then GET
+ * /rate-limit, which must answer while the minute is used up.
+ */
+import { nowMs } from '../../clock.js';
+import type { Stage } from '../../stacks.js';
+import type { Stores } from '../stores.js';
+import { type Check, type CheckResult, runCheck, type VerifyContext } from './check.js';
+import { sender } from './http.js';
+import { listCategories, minuteUsedUp, rateLimitStatus } from './quota-checks.js';
+import { badBody, badKey, create, deprecatedOperations, missingKey, replay, unknownPath } from './request-checks.js';
+import { createTemporaryCustomer, retire, runName } from './temporary-customer.js';
+
+export const CHECKS: readonly Check[] = [
+  missingKey,
+  badKey,
+  listCategories,
+  create,
+  replay,
+  badBody,
+  unknownPath,
+  ...deprecatedOperations,
+  minuteUsedUp,
+  rateLimitStatus,
+];
+
+export interface VerifyRun {
+  stage: Stage;
+  baseUrl: string;
+  customerId: string;
+  keyId: string;
+  /** The checks, then the retirement of the key and the customer. */
+  results: CheckResult[];
+  /** Categories the run created, which stay (named after the run). */
+  categories: { id: number; name: string }[];
+}
+
+export async function verifyStage(
+  stores: Pick<Stores, 'auth' | 'audit'>,
+  stage: Stage,
+  baseUrl: string,
+  signal: AbortSignal,
+): Promise<VerifyRun> {
+  const started = new Date(nowMs());
+  const name = runName(started);
+  const customer = await createTemporaryCustomer(stores, name, stage, started);
+  // Once a request gets no answer (nothing listens, the network is down), the checks left are not run.
+  let unanswered = false;
+  const send = sender(baseUrl, signal);
+  const context: VerifyContext = {
+    send: (path, request) =>
+      send(path, request).catch((error: unknown) => {
+        unanswered = true;
+        throw error;
+      }),
+    stage,
+    apiKey: customer.apiKey,
+    customerId: customer.customerId,
+    limits: customer.limits,
+    runName: name,
+    created: [],
+  };
+  const results: CheckResult[] = [];
+  try {
+    for (const check of CHECKS) {
+      const skipped = signal.aborted ? 'interrupted' : unanswered ? 'the API did not answer' : undefined;
+      results.push(
+        skipped
+          ? { check: check.name, passed: false, problems: [`not run: ${skipped}`] }
+          : await runCheck({ name: check.name, run: () => check.run(context) }),
+      );
+    }
+  } finally {
+    results.push(...(await retire(stores, customer)));
+  }
+  // The categories stay, named after the run, and the report notes each. Deleting them belongs with the retirement:
+  // one more step of `retire`, through the categories' moderation store and its audit record.
+  return { stage, baseUrl, customerId: customer.customerId, keyId: customer.keyId, results, categories: context.created };
+}

@@ -1,0 +1,131 @@
+/**
+ * The customer `verify` checks a stage as: made through the same stores and audit trail as `customers set-plan`
+ * and `keys create`, and taken out of service the same way as `keys revoke` and `customers suspend`, so that every
+ * change it makes is in the audit trail and none outlives the run. Its id names the run (`verify-<UTC time>-<random>`),
+ * which is also the name of the category it creates, so an operator can find both.
+ */
+import { randomBytes } from 'node:crypto';
+import { changed } from '../../audit/trail.js';
+import { nowMs } from '../../clock.js';
+import type { Limits } from '../../plans.js';
+import type { Stage } from '../../stacks.js';
+import type { Stores } from '../stores.js';
+import { type CheckResult, runCheck } from './check.js';
+
+/**
+ * Enterprise limits of its own: a minute that a dozen requests use up, and a day that the checks cannot reach
+ * (they send fewer than 40 counted requests), so that the X-RateLimit headers show the minute.
+ */
+export const TEMPORARY_LIMITS: Limits = { perMinute: 10, perDay: 100 };
+
+/**
+ * The key stops working on its own an hour after it is made, should the run be killed before it revokes it (the
+ * customer then stays active, with no working key).
+ */
+const KEY_LIFETIME_MS = 60 * 60 * 1000;
+
+const KEY_NAME = 'petstore verify';
+const SUSPEND_REASON = 'temporary customer of petstore verify';
+
+export interface TemporaryCustomer {
+  customerId: string;
+  keyId: string;
+  apiKey: string;
+  limits: Limits;
+}
+
+/** `verify-20261123T194604Z-3fa9c1`: when, and a random part that keeps two runs of one second apart. */
+export function runName(now: Date): string {
+  const stamp = now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
+  return `verify-${stamp}-${randomBytes(3).toString('hex')}`;
+}
+
+/** Creates the customer (never one that exists) and its key, each with its audit record in the same transaction. */
+export async function createTemporaryCustomer(
+  { auth, audit }: Pick<Stores, 'auth' | 'audit'>,
+  customerId: string,
+  stage: Stage,
+  now: Date,
+): Promise<TemporaryCustomer> {
+  const limits = TEMPORARY_LIMITS;
+  await auth.setPlan(customerId, 'enterprise', limits, {
+    now,
+    seen: null,
+    also: [audit.entry({ action: 'plan-change', customerId, changes: changed({}, { plan: 'enterprise', ...limits }) }, now)],
+  });
+  try {
+    const issued = new Date(nowMs());
+    const expiresAt = new Date(issued.getTime() + KEY_LIFETIME_MS);
+    const { apiKey, record } = await auth.createKey(customerId, stage, KEY_NAME, {
+      now: issued,
+      expiresAt,
+      also: (key) => [
+        audit.entry(
+          {
+            action: 'key-create',
+            customerId,
+            keyId: key.keyId,
+            changes: {
+              status: { from: null, to: key.status },
+              name: { from: null, to: KEY_NAME },
+              expiresAt: { from: null, to: expiresAt.toISOString() },
+            },
+          },
+          now,
+        ),
+      ],
+    });
+    return { customerId, keyId: record.keyId, apiKey, limits };
+  } catch (error) {
+    // A customer without a key is still an active customer: it goes too.
+    await suspend({ auth, audit }, customerId, new Date(nowMs()));
+    throw error;
+  }
+}
+
+async function suspend({ auth, audit }: Pick<Stores, 'auth' | 'audit'>, customerId: string, now: Date): Promise<string> {
+  const seen = await auth.getCustomer(customerId);
+  if (!seen) throw new Error(`customer ${customerId} is not there to suspend`);
+  if (seen.suspendedAt) return `${customerId}, suspended already`;
+  await auth.suspend(seen, SUSPEND_REASON, {
+    now,
+    also: [audit.entry({ action: 'suspend', customerId, changes: { suspended: { from: false, to: true } }, reason: SUSPEND_REASON }, now)],
+  });
+  return customerId;
+}
+
+async function revoke({ auth, audit }: Pick<Stores, 'auth' | 'audit'>, keyId: string, now: Date): Promise<string> {
+  const found = await auth.findKeyById(keyId);
+  if (!found) throw new Error(`key ${keyId} is not there to revoke`);
+  if (found.status === 'revoked') return `${keyId}, revoked already`;
+  const revoked = await auth.revoke(found, {
+    now,
+    also: [
+      audit.entry(
+        { action: 'key-revoke', customerId: found.customerId, keyId, changes: { status: { from: 'active', to: 'revoked' } } },
+        now,
+      ),
+    ],
+  });
+  return revoked ? keyId : `${keyId}, revoked meanwhile by someone else`;
+}
+
+/**
+ * Revokes the key and suspends the customer, each audited, whatever the checks did. Each is a check of the run: one
+ * that fails leaves something active that an operator must remove, and the run must not pass.
+ */
+export async function retire(stores: Pick<Stores, 'auth' | 'audit'>, customer: TemporaryCustomer): Promise<CheckResult[]> {
+  return [
+    await runCheck({
+      name: 'temporary key revoked (audited)',
+      run: async () => ({ problems: [], detail: await revoke(stores, customer.keyId, new Date(nowMs())) }),
+    }),
+    await runCheck({
+      name: 'temporary customer suspended (audited)',
+      run: async () => ({ problems: [], detail: await suspend(stores, customer.customerId, new Date(nowMs())) }),
+    }),
+  ];
+}
