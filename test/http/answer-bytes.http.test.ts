@@ -225,7 +225,7 @@ const FAILURES: [string, string, () => Error, Sent][] = [
 ];
 
 describe('every answer, byte for byte, as recorded', () => {
-  it('matches test/http/__snapshots__/answer-bytes.json', async () => {
+  it('matches test/http/__snapshots__/answer-bytes.txt', async () => {
     const answers: Recorded[] = [];
     for (const [label, sent] of SCRIPT) answers.push(await record(label, sent));
     // More refusals, unrecorded, until the ban shows in the status (which never counts).
@@ -240,7 +240,7 @@ describe('every answer, byte for byte, as recorded', () => {
       answers.push(await record(label, sent));
       failNext.clear();
     }
-    await expect(`${JSON.stringify(answers, null, 1)}\n`).toMatchFileSnapshot('./__snapshots__/answer-bytes.json');
+    await expect(`${JSON.stringify(answers, null, 1)}\n`).toMatchFileSnapshot('./__snapshots__/answer-bytes.txt');
   });
 });
 
@@ -364,7 +364,7 @@ describe('the answers of the operations themselves, invoked as Lambda invokes th
     ],
   ];
 
-  it('match test/http/__snapshots__/answer-bytes-handlers.json', async () => {
+  it('match test/http/__snapshots__/answer-bytes-handlers.txt', async () => {
     const answers: Recorded[] = [];
     for (const [label, make] of CASES) {
       const { handler, event, timeoutMs = 60_000, faults: injected = [], before = 0 } = make();
@@ -386,6 +386,6 @@ describe('the answers of the operations themselves, invoked as Lambda invokes th
         for (const reject of hanging.splice(0)) reject(new Error('released after the case'));
       }
     }
-    await expect(`${JSON.stringify(answers, null, 1)}\n`).toMatchFileSnapshot('./__snapshots__/answer-bytes-handlers.json');
+    await expect(`${JSON.stringify(answers, null, 1)}\n`).toMatchFileSnapshot('./__snapshots__/answer-bytes-handlers.txt');
   });
 });
