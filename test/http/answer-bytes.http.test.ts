@@ -62,7 +62,7 @@ beforeAll(async () => {
   };
   dynamoClient().middlewareStack.add(
     (next, context) => async (args) => {
-      const table = (args.input as { TableName?: string }).TableName;
+      const table = 'TableName' in args.input ? args.input.TableName : undefined;
       const fault = faults.find((f) => f.command === context.commandName && (!f.table || process.env[f.table] === table));
       if (fault?.hang) return new Promise<never>((_, reject) => hanging.push(reject));
       if (fault?.error) throw fault.error;
@@ -252,7 +252,7 @@ interface Invocation {
   /** Milliseconds the invocation has before Lambda's timeout. */
   timeoutMs?: number;
   faults?: (typeof faults)[number][];
-  /** Invocations made first, unrecorded (to use up a window). */
+  /** Invocations of the same request made first, unrecorded (to use up a window). */
   before?: number;
 }
 
@@ -368,13 +368,16 @@ describe('the answers of the operations themselves, invoked as Lambda invokes th
     const answers: Recorded[] = [];
     for (const [label, make] of CASES) {
       const { handler, event, timeoutMs = 60_000, faults: injected = [], before = 0 } = make();
-      const authorizer = event.requestContext.authorizer as Record<string, string> | undefined;
-      for (let i = 0; i < before; i++) await handler(listEvent(authorizer as never), lambdaContext('bytes', randomUUID(), 60_000));
+      const customerId = String(event.requestContext.authorizer?.customerId ?? '(none)');
+      for (let i = 0; i < before; i++) {
+        const earlier = { ...event, requestContext: { ...event.requestContext, requestId: randomUUID() } };
+        await handler(earlier, lambdaContext('bytes', earlier.requestContext.requestId, 60_000));
+      }
       faults.push(...injected);
       try {
         const result = await handler(event, lambdaContext('bytes', event.requestContext.requestId, timeoutMs));
         const replace = (text: string) =>
-          text.replaceAll(event.requestContext.requestId, '<request-id>').replaceAll(authorizer?.customerId ?? '(none)', '<customer>');
+          text.replaceAll(event.requestContext.requestId, '<request-id>').replaceAll(customerId, '<customer>');
         answers.push({
           label,
           status: result?.statusCode ?? 0,
