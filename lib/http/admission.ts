@@ -20,6 +20,11 @@ export interface Decision {
   headers: Record<string, string>;
   /** The windows a peek read (peek routes only). */
   usage?: UsageSnapshot;
+  /**
+   * Writes the decision's metric (one EMF line per counted request, lib/metrics.ts), once; the request path calls it
+   * while the operation's own DynamoDB call is in flight, where its CPU time costs no latency.
+   */
+  record: () => void;
 }
 
 export interface Admitting {
@@ -33,11 +38,16 @@ export interface Admitting {
 }
 
 function decided(route: Route, caller: AuthContext, admission: Admission, nowSeconds: number): Decision {
-  recordDecision(route.operationId, caller, admission.admitted ? 'admitted' : admission.reason);
-  if (admission.admitted) return { headers: rateLimitHeaders(admission.windows, nowSeconds) };
+  let recorded = false;
+  const record = () => {
+    if (!recorded) recordDecision(route.operationId, caller, admission.admitted ? 'admitted' : admission.reason);
+    recorded = true;
+  };
+  if (admission.admitted) return { headers: rateLimitHeaders(admission.windows, nowSeconds), record };
   if (admission.reason === 'banned') {
     const wait = retryAfter(admission.banUntil, nowSeconds);
     return {
+      record,
       headers: rateLimitHeaders(admission.windows, nowSeconds, admission.banUntil),
       refusal: new HttpError(
         'API_KEY_TEMPORARILY_BANNED',
@@ -50,6 +60,7 @@ function decided(route: Route, caller: AuthContext, admission: Admission, nowSec
   const wait = retryAfter(window.reset, nowSeconds);
   const per = window.name === 'minute' ? `${caller.perMinute} requests per minute` : `${caller.perDay} requests per day`;
   return {
+    record,
     headers: rateLimitHeaders(admission.windows, nowSeconds),
     refusal: new HttpError(
       'RATE_LIMIT_EXCEEDED',
@@ -70,7 +81,12 @@ export function admit(route: Route, caller: AuthContext, limiter: RateLimiter): 
   if (route.quota === 'peek') {
     const decision = limiter
       .peek(customerId, limits, now)
-      .then((usage) => ({ usage, headers: rateLimitHeaders(usage.windows, nowSeconds, usage.banUntil ?? undefined) }));
+      // A peek counts nothing, so it writes no metric.
+      .then((usage) => ({
+        usage,
+        headers: rateLimitHeaders(usage.windows, nowSeconds, usage.banUntil ?? undefined),
+        record: () => undefined,
+      }));
     return { decision, alongside: false };
   }
   const alongside = route.runsBeforeAdmission && !limiter.knowsRefused(customerId, limits, now);

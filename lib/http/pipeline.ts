@@ -1,15 +1,20 @@
 /**
  * The request path of every operation, in one function that reads top to bottom (`respond`): the caller → (routes
  * that give one) `prepare`, started and not awaited → admission, with the operation alongside where the route only
- * reads → parameters, Idempotency-Key and body, each read once → the handler, inside the idempotency runner for a
- * request with a key → `finish`, which builds every answer. The steps are modules of their own that know nothing of
- * each other; the order is this function's.
+ * reads → parameters, Idempotency-Key and body, each read once → (deprecated routes) the call logged, 410 after the
+ * sunset → the handler, inside the idempotency runner for a request with a key → `finish`, which builds every
+ * answer. The steps are modules of their own that know nothing of each other; the order is this function's.
+ *
+ * What does not wait for a round trip does not delay one: the input is read while the count is in flight, and the
+ * decision's metric is written while the operation's own call is. On a new instance these are a few milliseconds of
+ * CPU (the schema's first run, Metrics' first line) that a create would otherwise add to its latency. Neither
+ * changes what is answered: a refusal still wins over a bad body, and a bad body is still counted and answered after
+ * admission.
  *
  * Middy keeps what it is good at around it (operation.ts): the Lambda context for log lines, header names
  * lower-cased, and the timeout before Lambda's. That timeout ends `respond` from outside, so `backstop`, its onError,
  * answers through the same `finish` with what the request had got to: the admission in flight is kept here, by
- * event, for it.
- */
+ * event, for it. */
 import type middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import type { AuthContext } from '../auth/context.js';
@@ -21,7 +26,7 @@ import { deprecatedCall } from './deprecation.js';
 import { finish, type Outcome } from './finish.js';
 import { errorResult, toHttpError } from './http-errors.js';
 import { type IdempotentRunner, idempotencyKeyOf } from './idempotency-key.js';
-import { requestBody } from './json-body.js';
+import { type RequestBody, requestBody } from './json-body.js';
 import { pathParams } from './path-params.js';
 import type { ApiEvent, ApiResult, Result } from './response.js';
 
@@ -55,7 +60,29 @@ const outcomeOf = (work: Promise<Result>): Promise<Outcome> =>
     (error: unknown) => ({ error }),
   );
 
+/**
+ * Runs `work` a turn of the event loop later, once the DynamoDB requests just started are on their way (the SDK
+ * writes them in the microtasks before), so that its CPU time overlaps their round trip instead of delaying them.
+ */
+const whileInFlight = <T>(work: () => T): Promise<T> => new Promise<void>((resolve) => setImmediate(resolve)).then(work);
+
+/** What the request asks of the operation, each part read once. */
+interface Input {
+  params: Record<string, string>;
+  key: string | undefined;
+  body: RequestBody | undefined;
+}
+
 export function requestPath(route: Route, steps: Steps, limiter: RateLimiter) {
+  /** Parameters, Idempotency-Key and body, in the order a client fixes them; their refusals wait for admission. */
+  function readInput(event: ApiEvent, context: Context): Input {
+    return {
+      params: route.params ? pathParams(route.params, event) : {},
+      key: route.idempotent ? idempotencyKeyOf(event) : undefined,
+      body: route.body ? requestBody(route.body, event, context) : undefined,
+    };
+  }
+
   /**
    * The operation's result: its success, or the 4xx it refused with (which a key remembers like a success, as the
    * IETF draft asks); a 5xx stays an error, so that nothing is remembered and a retry runs again.
@@ -72,13 +99,11 @@ export function requestPath(route: Route, steps: Steps, limiter: RateLimiter) {
     }
   }
 
-  /** What the request asks of the operation, each part read once, and the operation run on it. */
-  async function operate(event: ApiEvent, context: Context, caller: AuthContext, usage: UsageSnapshot | undefined): Promise<Result> {
+  /** The operation on the request's input: a deprecated route's check first, then the handler (under a key's runner). */
+  async function operate(reading: Promise<Input>, context: Context, caller: AuthContext, requestId: string, usage?: UsageSnapshot) {
     if (route.deprecation) deprecatedCall(route, route.deprecation, caller);
-    const params = route.params ? pathParams(route.params, event) : {};
-    const key = route.idempotent ? idempotencyKeyOf(event) : undefined;
-    const body = route.body ? requestBody(route.body, event, context) : undefined;
-    const run = () => resultOf(steps.handle({ caller, body: body?.value, params, usage }), requestIdOf(event, context));
+    const { params, key, body } = await reading;
+    const run = () => resultOf(steps.handle({ caller, body: body?.value, params, usage }), requestId);
     if (key === undefined || !steps.idempotency) return run();
     return steps.idempotency({ customerId: caller.customerId, key, body: body?.json }, context, run);
   }
@@ -91,12 +116,20 @@ export function requestPath(route: Route, steps: Steps, limiter: RateLimiter) {
       steps.prepare?.();
       const admitting = admit(route, caller, limiter);
       admissions.set(event, admitting.decision);
-      const alongside = admitting.alongside ? outcomeOf(operate(event, context, caller, undefined)) : undefined;
-      const { refusal, headers, usage } = await admitting.decision;
+      const reading = whileInFlight(() => readInput(event, context));
+      // A rejected read is answered after admission, by `operate`: until then it is only held.
+      reading.catch(() => undefined);
+      const alongside = admitting.alongside ? outcomeOf(operate(reading, context, caller, requestId)) : undefined;
+      const { refusal, headers, usage, record } = await admitting.decision;
       rateLimit = headers;
       // A refusal wins over whatever the operation alongside did.
-      if (refusal) throw refusal;
-      return finish(route, requestId, await (alongside ?? outcomeOf(operate(event, context, caller, usage))), rateLimit);
+      if (refusal) {
+        record();
+        throw refusal;
+      }
+      const operating = alongside ?? outcomeOf(operate(reading, context, caller, requestId, usage));
+      await whileInFlight(record);
+      return finish(route, requestId, await operating, rateLimit);
     } catch (error) {
       return finish(route, requestId, { error }, rateLimit);
     }
@@ -109,7 +142,8 @@ export function requestPath(route: Route, steps: Steps, limiter: RateLimiter) {
     let rateLimit: Record<string, string> | undefined;
     if (admission) {
       try {
-        const { refusal, headers } = await admission;
+        const { refusal, headers, record } = await admission;
+        record();
         rateLimit = headers;
         error = refusal ?? error;
       } catch (failure) {

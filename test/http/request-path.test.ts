@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import * as v from 'valibot';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { lambdaContext } from '../../infra/local/events.js';
 import { CategoryContention, CategoryExists, CategoryLimitReached } from '../../lib/categories/errors.js';
 import { CategorySchema, NewCategorySchema } from '../../lib/categories/schema.js';
@@ -56,8 +56,22 @@ const probeWrite = defineRoute({
   errors: ['CATEGORY_EXISTS'],
 });
 
-/** What happened, in order: the count's DynamoDB call and the probes' own steps. */
-let steps: string[] = [];
+/** probeWrite, with a body schema that says when it ran. */
+const probeTraced = defineRoute({
+  ...probeWrite,
+  operationId: 'probeTraced',
+  body: v.pipe(
+    NewCategorySchema,
+    v.check(() => trace.steps.push('body read') > 0),
+  ),
+});
+
+/** What happened, in order: the count's DynamoDB call, the decision's metric, and the probes' own steps. */
+const trace = vi.hoisted(() => {
+  const steps: string[] = [];
+  return { steps, slowCount: false };
+});
+vi.mock('../../lib/metrics.js', () => ({ recordDecision: () => trace.steps.push('metric') }));
 const customer = (perMinute = 500) => ({ ...TEST_AUTHORIZER, customerId: `path-${randomUUID()}`, perMinute: String(perMinute) });
 const get = (authorizer: Record<string, string> | null = customer()) => proxyEvent({ path: '/probe', authorizer });
 const post = (body: string, authorizer: Record<string, string> = customer(), key?: string) =>
@@ -75,18 +89,21 @@ beforeAll(() => {
     (next, context) => async (args) => {
       const counting =
         context.commandName === 'UpdateItemCommand' && 'TableName' in args.input && args.input.TableName === process.env.COUNTERS_TABLE;
-      if (counting) steps.push('count sent');
+      if (counting) trace.steps.push('count sent');
+      // A count that takes its time, so that what runs alongside it shows as such whatever the machine's load.
+      if (counting && trace.slowCount) await new Promise((resolve) => setTimeout(resolve, 150));
       try {
         return await next(args);
       } finally {
-        if (counting) steps.push('count answered');
+        if (counting) trace.steps.push('count answered');
       }
     },
     { step: 'initialize', name: 'requestPathSteps' },
   );
 });
 beforeEach(() => {
-  steps = [];
+  trace.steps = [];
+  trace.slowCount = false;
 });
 afterAll(() => setLogSink(undefined));
 
@@ -253,38 +270,73 @@ describe('the pipeline (pipeline.ts): caller → admission → input → handler
   it('a route that writes runs its handler after admission; prepare starts before the count is sent', async () => {
     const handler = operation(probeWrite, {
       handle: async ({ body }) => {
-        steps.push('handler');
+        trace.steps.push('handler');
         return { id: 1, name: body.name };
       },
-      prepare: () => steps.push('prepare'),
+      prepare: () => trace.steps.push('prepare'),
       idempotency: recordingRunner().runner,
     });
     expect((await invoke(handler, post('{"name":"Dog"}'))).status).toBe(201);
-    expect(steps).toEqual(['prepare', 'count sent', 'count answered', 'handler']);
+    expect(trace.steps).toEqual(['prepare', 'count sent', 'count answered', 'handler', 'metric']);
   });
 
   it('a route that only reads runs its handler while the count is in flight; a refusal wins over its answer', async () => {
     const authorizer = customer(1);
     const handler = operation(probeRead, async () => {
-      steps.push('handler');
+      trace.steps.push('handler');
       return { ok: true };
     });
+    trace.slowCount = true;
     expect((await invoke(handler, get(authorizer))).status).toBe(200);
-    expect(steps.indexOf('handler')).toBeLessThan(steps.indexOf('count answered'));
-    steps = [];
+    expect(trace.steps.indexOf('handler')).toBeLessThan(trace.steps.indexOf('count answered'));
+    trace.steps = [];
     const refused = await invoke(handler, get(authorizer));
     expect(refused.status).toBe(429);
-    expect(steps).toContain('handler');
+    expect(trace.steps).toContain('handler');
     // Now the instance knows: the handler waits, and is not run at all.
-    steps = [];
+    trace.steps = [];
     expect((await invoke(handler, get(authorizer))).status).toBe(429);
-    expect(steps).not.toContain('handler');
+    expect(trace.steps).not.toContain('handler');
+  });
+
+  it('the body is read while the count is in flight, and its refusal is answered after admission', async () => {
+    trace.slowCount = true;
+    const handler = operation(probeTraced, {
+      handle: async ({ body }) => ({ id: 1, name: body.name }),
+      idempotency: recordingRunner().runner,
+    });
+    expect((await invoke(handler, post('{"name":"Dog"}'))).status).toBe(201);
+    expect(trace.steps).toEqual(['count sent', 'body read', 'count answered', 'metric']);
+    trace.steps = [];
+    const refused = await invoke(handler, post('{"name":"Dog","colour":"red"}'));
+    expect(refused.status).toBe(400);
+    // Counted, with its metric (the schema's check of the field came first, so the probe's own check did not run).
+    expect(refused.headers['X-RateLimit-Remaining']).toMatch(/^\d+$/);
+    expect(trace.steps).toEqual(['count sent', 'count answered', 'metric']);
+  });
+
+  it('the decision’s metric is written while the operation’s own call is in flight, and before a refusal’s answer', async () => {
+    const handler = operation(probeWrite, {
+      handle: async ({ body }) => {
+        trace.steps.push('handler started');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        trace.steps.push('handler done');
+        return { id: 1, name: body.name };
+      },
+      idempotency: recordingRunner().runner,
+    });
+    const authorizer = customer(1);
+    expect((await invoke(handler, post('{"name":"Dog"}', authorizer))).status).toBe(201);
+    expect(trace.steps).toEqual(['count sent', 'count answered', 'handler started', 'metric', 'handler done']);
+    trace.steps = [];
+    expect((await invoke(handler, post('{"name":"Dog"}', authorizer))).status).toBe(429);
+    expect(trace.steps).toEqual(['count sent', 'count answered', 'metric']);
   });
 
   it('a request without a caller is answered 401 before anything is counted', async () => {
     const handler = operation(probeRead, async () => ({ ok: true }));
     expect((await invoke(handler, get(null))).status).toBe(401);
-    expect(steps).toEqual([]);
+    expect(trace.steps).toEqual([]);
   });
 
   it('a bad body is answered after admission, so it counts; once refused, a bad body is 429', async () => {
