@@ -1,5 +1,5 @@
 /**
- * The route table: every operation of the API, each described once and completely. The Middy chain, the OpenAPI
+ * The route table: every operation of the API, each described once and completely. The request path, the OpenAPI
  * document, the local gateway, the CDK stack and its IAM grants are all generated from these definitions, so an
  * operation added here (with its handler file) is routed, deployed, granted, checked and documented everywhere.
  */
@@ -69,7 +69,7 @@ export interface Route<TQuota extends Quota = Quota, TBody = unknown, TIdempoten
   body?: BodySchema<TBody>;
   /** The success answer; operations that only ever answer errors (501) have none. Its handler returns the body. */
   success?: { status: 200 | 201; description: string; schema: v.GenericSchema<unknown, TSuccess> };
-  /** Error codes the operation itself answers with, beyond those of the chain (body, parameters, quota, deprecation). */
+  /** Error codes the operation itself answers with, beyond those of the request path (body, parameters, quota, deprecation). */
   errors: readonly ErrorCode[];
 }
 
