@@ -47,7 +47,11 @@ export class PetStoreStack extends Stack {
       operations: {
         banSeconds: settings.banSeconds,
         usageRetentionDays: settings.usageRetentionDays,
-        deprecationVariables: { PETS_DEPRECATED_AT: settings.petsDeprecatedAt, PETS_SUNSET_AT: settings.petsSunsetAt, DOCS_URL: settings.docsUrl },
+        deprecationVariables: {
+          PETS_DEPRECATED_AT: settings.petsDeprecatedAt,
+          PETS_SUNSET_AT: settings.petsSunsetAt,
+          DOCS_URL: settings.docsUrl,
+        },
       },
       customDomain: domainName && certificateArn ? { domainName, certificateArn } : undefined,
     });
