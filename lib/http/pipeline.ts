@@ -5,8 +5,8 @@
  * sunset → the handler, inside the idempotency runner for a request with a key → `finish`, which builds every
  * answer. The steps are modules of their own that know nothing of each other; the order is this function's.
  *
- * What does not wait for a round trip does not delay one: the input is read while the count is in flight, and the
- * decision's metric is written while the operation's own call is. On a new instance these are a few milliseconds of
+ * What does not wait for a round trip does not delay one: the input of an operation that waits for admission is read
+ * while the count is in flight, and the decision's metric is written while the operation's own call is. On a new instance these are a few milliseconds of
  * CPU (the schema's first run, Metrics' first line) that a create would otherwise add to its latency. Neither
  * changes what is answered: a refusal still wins over a bad body, and a bad body is still counted and answered after
  * admission.
@@ -116,8 +116,10 @@ export function requestPath(route: Route, steps: Steps, limiter: RateLimiter) {
       steps.prepare?.();
       const admitting = admit(route, caller, limiter);
       admissions.set(event, admitting.decision);
-      const reading = whileInFlight(() => readInput(event, context));
-      // A rejected read is answered after admission, by `operate`: until then it is only held.
+      // An operation alongside the count reads its input at once, so that its own call starts now; any other reads
+      // it while the count is in flight. A rejected read is answered after admission, by `operate`.
+      const read = () => readInput(event, context);
+      const reading = admitting.alongside ? Promise.resolve().then(read) : whileInFlight(read);
       reading.catch(() => undefined);
       const alongside = admitting.alongside ? outcomeOf(operate(reading, context, caller, requestId)) : undefined;
       const { refusal, headers, usage, record } = await admitting.decision;
@@ -128,7 +130,8 @@ export function requestPath(route: Route, steps: Steps, limiter: RateLimiter) {
         throw refusal;
       }
       const operating = alongside ?? outcomeOf(operate(reading, context, caller, requestId, usage));
-      await whileInFlight(record);
+      // The decision's metric is written once the operation's own call is on its way (alongside: long since).
+      await (alongside ? record() : whileInFlight(record));
       return finish(route, requestId, await operating, rateLimit);
     } catch (error) {
       return finish(route, requestId, { error }, rateLimit);
