@@ -4,12 +4,12 @@ import { tableName } from '../lib/config.js';
 import { documentClient } from '../lib/dynamo/client.js';
 import { idempotentRunner } from '../lib/http/idempotency.js';
 import { operation } from '../lib/http/operation.js';
-import { json } from '../lib/http/response.js';
 import { createCategory } from '../lib/routes.js';
 
 const categories = categoryStore(documentClient(), tableName('CATEGORIES_TABLE'));
 
-export const handler = operation(createCategory, async (_event, { body }) => json(201, await categories.create(body)), {
+export const handler = operation(createCategory, {
+  handle: ({ body }) => categories.create(body),
   idempotency: idempotentRunner(createCategory),
   // A new instance reads the id counter while the request waits for admission (lib/categories/store.ts).
   prepare: categories.prepare,

@@ -1,6 +1,6 @@
 /**
  * getPetById: GET /pets/{petId} — deprecated. The specification names it but does not define its shape, so it
- * answers 501 NOT_IMPLEMENTED; the chain checks petId, answers 410 GONE after the sunset date, and adds the
+ * answers 501 NOT_IMPLEMENTED; the request path checks petId, answers 410 GONE after the sunset date, and adds the
  * Deprecation, Sunset and Link headers to every answer, errors included.
  */
 import { HttpError } from '../lib/http/errors.js';

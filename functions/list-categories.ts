@@ -3,9 +3,8 @@ import { categoryStore } from '../lib/categories/store.js';
 import { tableName } from '../lib/config.js';
 import { documentClient } from '../lib/dynamo/client.js';
 import { operation } from '../lib/http/operation.js';
-import { json } from '../lib/http/response.js';
 import { listCategories } from '../lib/routes.js';
 
 const categories = categoryStore(documentClient(), tableName('CATEGORIES_TABLE'));
 
-export const handler = operation(listCategories, async () => json(200, await categories.list()));
+export const handler = operation(listCategories, () => categories.list());

@@ -1,6 +1,6 @@
 /**
  * listStoreOrders: GET /store/orders — beta. The specification names it but does not define an order, so it
- * answers 501 NOT_IMPLEMENTED; the chain adds X-API-Stability: beta.
+ * answers 501 NOT_IMPLEMENTED; the request path adds X-API-Stability: beta.
  */
 import { HttpError } from '../lib/http/errors.js';
 import { operation } from '../lib/http/operation.js';

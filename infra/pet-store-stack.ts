@@ -71,7 +71,11 @@ export class PetStoreStack extends Stack {
       operations: {
         banSeconds: settings.banSeconds,
         usageRetentionDays: settings.usageRetentionDays,
-        deprecation: { deprecatedAt: settings.petsDeprecatedAt, sunsetAt: settings.petsSunsetAt, docsUrl: settings.docsUrl },
+        deprecationVariables: {
+          PETS_DEPRECATED_AT: settings.petsDeprecatedAt,
+          PETS_SUNSET_AT: settings.petsSunsetAt,
+          DOCS_URL: settings.docsUrl,
+        },
       },
       customDomain: domainName && certificateArn ? { domainName, certificateArn } : undefined,
     });

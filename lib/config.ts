@@ -20,6 +20,21 @@ const optionalText = <T extends v.GenericSchema<string>>(schema: T) =>
     v.optional(schema),
   );
 
+/**
+ * Variables that override a deprecated operation's dates and documentation link on a stage. Each deprecated route
+ * names its own (lib/routes.ts, `deprecation.overrides`), so that one operation's dates never become another's; a
+ * second deprecated operation adds its variables here, and the stack sets them on its function alone.
+ */
+const DEPRECATION_DATE_VARIABLES = {
+  PETS_DEPRECATED_AT: v.optional(isoDate),
+  PETS_SUNSET_AT: v.optional(isoDate),
+};
+const DOCS_URL_VARIABLES = {
+  DOCS_URL: v.optional(v.pipe(v.string(), v.url())),
+};
+export type DeprecationDateVariable = keyof typeof DEPRECATION_DATE_VARIABLES;
+export type DocsUrlVariable = keyof typeof DOCS_URL_VARIABLES;
+
 export const EnvSchema = v.object({
   STAGE: v.picklist(['production', 'staging'], 'STAGE must be production or staging'),
   CATEGORIES_TABLE: tableVariable,
@@ -33,10 +48,8 @@ export const EnvSchema = v.object({
   BAN_SECONDS: wholeNumber('900'),
   /** Days a customer's daily usage is kept after the day ends (lib/usage/history.ts). */
   USAGE_RETENTION_DAYS: v.pipe(wholeNumber('400'), v.minValue(1, 'USAGE_RETENTION_DAYS must be at least 1')),
-  /** Overrides of the deprecated operation's dates and documentation link (defaults in its route definition). */
-  DOCS_URL: v.optional(v.pipe(v.string(), v.url())),
-  PETS_DEPRECATED_AT: v.optional(isoDate),
-  PETS_SUNSET_AT: v.optional(isoDate),
+  ...DOCS_URL_VARIABLES,
+  ...DEPRECATION_DATE_VARIABLES,
 });
 export type Env = v.InferOutput<typeof EnvSchema>;
 /** The names of the functions' variables: the CDK stack sets them by these names, checked by the compiler. */

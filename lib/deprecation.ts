@@ -1,19 +1,33 @@
 /**
  * Deprecation dates: the defaults of GET /pets/{petId}, the rule that a sunset never precedes the deprecation
- * (RFC 8594), and the dates in force for a route once the environment's overrides apply. Free of runtime
- * configuration parsing so the route definitions, the OpenAPI document and the CDK settings share it.
+ * (RFC 8594), and the dates in force for a route once the environment's overrides of that route apply. Free of
+ * runtime configuration parsing so the route definitions, the OpenAPI document and the CDK settings share it.
  */
+import type { DeprecationDateVariable, DocsUrlVariable } from './config.js';
+
 export const DEPRECATION_DEFAULTS = {
   deprecatedAt: '2026-06-01T00:00:00Z',
   sunsetAt: '2027-06-01T00:00:00Z',
   docsUrl: 'https://petstore.example.com/docs',
 } as const;
 
-/** What a route definition says about its deprecation: ISO dates and the page that explains it. */
+/** The environment variables that override one deprecated route's dates and link (declared in lib/config.ts). */
+export interface DeprecationVariables {
+  since: DeprecationDateVariable;
+  sunset: DeprecationDateVariable;
+  docsUrl: DocsUrlVariable;
+}
+
+/** What a route definition says about its deprecation: ISO dates, the page that explains it, and its overrides. */
 export interface Deprecation {
   since: string;
   sunset: string;
   docsUrl: string;
+  /**
+   * The variables a stage sets to move this route's dates or link (operators set them in CDK context). Without
+   * them the route keeps the dates above whatever the environment holds: no route ever takes another's.
+   */
+  overrides?: DeprecationVariables;
 }
 
 export interface DeprecationDates {
@@ -22,14 +36,13 @@ export interface DeprecationDates {
   docsUrl: string;
 }
 
-/**
- * An environment's overrides. They are named after the one deprecated operation (PETS_*) because that is what
- * operators set in CDK context (`petsDeprecatedAt`, `petsSunsetAt`); a second deprecated operation would get its own.
- */
-export interface DeprecationOverrides {
-  PETS_DEPRECATED_AT?: string | undefined;
-  PETS_SUNSET_AT?: string | undefined;
-  DOCS_URL?: string | undefined;
+/** An environment's values of the deprecation variables (the functions' configuration, or a stage's settings). */
+export type DeprecationOverrides = Partial<Record<DeprecationDateVariable | DocsUrlVariable, string | undefined>>;
+
+/** The variables a route's deprecation reads: those its function is given. */
+export function deprecationVariables(deprecation: Deprecation | undefined): (DeprecationDateVariable | DocsUrlVariable)[] {
+  const names = deprecation?.overrides;
+  return names ? [names.since, names.sunset, names.docsUrl] : [];
 }
 
 /** Why a pair of dates is refused, or undefined when the sunset is not earlier than the deprecation. */
@@ -39,11 +52,16 @@ export function sunsetProblem(deprecatedAt: string, sunsetAt: string): string | 
     : undefined;
 }
 
-/** The dates in force: the definition's, overridden by the environment's; throws on a sunset before deprecation. */
-export function deprecationDates(deprecation: Deprecation, overrides: DeprecationOverrides = {}): DeprecationDates {
-  const since = overrides.PETS_DEPRECATED_AT ?? deprecation.since;
-  const sunset = overrides.PETS_SUNSET_AT ?? deprecation.sunset;
+/**
+ * The dates in force: the definition's, overridden by the environment's values of the variables the definition
+ * names; throws on a sunset before the deprecation.
+ */
+export function deprecationDates(deprecation: Deprecation, env: DeprecationOverrides = {}): DeprecationDates {
+  const names = deprecation.overrides;
+  const since = (names && env[names.since]) ?? deprecation.since;
+  const sunset = (names && env[names.sunset]) ?? deprecation.sunset;
+  const docsUrl = (names && env[names.docsUrl]) ?? deprecation.docsUrl;
   const problem = sunsetProblem(since, sunset);
   if (problem) throw new Error(`Invalid configuration: ${problem}`);
-  return { deprecatedAt: new Date(since), sunsetAt: new Date(sunset), docsUrl: overrides.DOCS_URL ?? deprecation.docsUrl };
+  return { deprecatedAt: new Date(since), sunsetAt: new Date(sunset), docsUrl };
 }

@@ -1,5 +1,5 @@
 /**
- * The route table: every operation of the API, each described once and completely. The Middy chain, the OpenAPI
+ * The route table: every operation of the API, each described once and completely. The request path, the OpenAPI
  * document, the local gateway, the CDK stack and its IAM grants are all generated from these definitions, so an
  * operation added here (with its handler file) is routed, deployed, granted, checked and documented everywhere.
  */
@@ -26,7 +26,12 @@ export type Quota = 'consume' | 'peek';
 /** Path parameters arrive as strings; each is checked by its own schema, whose failure message names it. */
 export type ParamsSchema = v.ObjectSchema<Record<string, v.GenericSchema<string, string>>, undefined>;
 
-export interface Route<TQuota extends Quota = Quota, TBody = unknown> {
+/**
+ * One operation. The type parameters are read from a definition (`defineRoute`), so that a handler file is checked
+ * against its route: the body and success types of its handler, the usage a peek route is given, and whether it
+ * must hand over the idempotency runner (lib/http/operation.ts).
+ */
+export interface Route<TQuota extends Quota = Quota, TBody = unknown, TIdempotent extends boolean = boolean, TSuccess = unknown> {
   operationId: string;
   method: 'GET' | 'POST';
   /** Path below the /v1 stage, in API Gateway's template syntax. */
@@ -38,7 +43,10 @@ export interface Route<TQuota extends Quota = Quota, TBody = unknown> {
   description?: string;
   tag: Tag;
   stability: Stability;
-  /** Deprecated operations send Deprecation, Sunset and Link headers, and answer 410 GONE after the sunset. */
+  /**
+   * Deprecated operations send Deprecation, Sunset and Link headers, and answer 410 GONE after the sunset. The
+   * dates and link are the route's own, moved on a stage only by the variables it names (`overrides`).
+   */
   deprecation?: Deprecation;
   quota: TQuota;
   /**
@@ -52,19 +60,26 @@ export interface Route<TQuota extends Quota = Quota, TBody = unknown> {
   /**
    * Takes an optional Idempotency-Key header (lib/http/idempotency.ts): a retry with the same key and body gets the
    * first answer again, and nothing runs twice. Only for a POST, and the route then writes the idempotency table.
+   * Said here only: the handler file of such a route must hand over the runner, and one of another route must not
+   * (a type error either way).
    */
-  idempotent?: boolean;
+  idempotent?: TIdempotent;
   params?: ParamsSchema;
   /** The JSON request body, checked before the handler runs; the handler gets the parsed output. */
   body?: BodySchema<TBody>;
-  /** The success answer; operations that only ever answer errors (501) have none. */
-  success?: { status: 200 | 201; description: string; schema: v.GenericSchema };
-  /** Error codes the operation itself answers with, beyond those of the chain (body, parameters, quota, deprecation). */
+  /** The success answer; operations that only ever answer errors (501) have none. Its handler returns the body. */
+  success?: { status: 200 | 201; description: string; schema: v.GenericSchema<unknown, TSuccess> };
+  /** Error codes the operation itself answers with, beyond those of the request path (body, parameters, quota, deprecation). */
   errors: readonly ErrorCode[];
 }
 
-/** Checks what every generator relies on, so a route that lacks a part fails at load, in every test. */
-export function defineRoute<TQuota extends Quota, TBody = unknown>(route: Route<TQuota, TBody>): Route<TQuota, TBody> {
+/**
+ * Checks what every generator relies on, so a route that lacks a part fails at load, in every test. A route without
+ * `idempotent: true` is typed as not idempotent, and one without a success answer as having no success body.
+ */
+export function defineRoute<TQuota extends Quota, TBody = unknown, TIdempotent extends boolean = false, TSuccess = never>(
+  route: Route<TQuota, TBody, TIdempotent, TSuccess>,
+): Route<TQuota, TBody, TIdempotent, TSuccess> {
   const where = `route ${route.operationId}`;
   const named = [...route.path.matchAll(/\{([^}]+)\}/g)].map(([, name]) => name);
   const declared = Object.keys(route.params?.entries ?? {});
@@ -171,7 +186,13 @@ export const getPetById = defineRoute({
   summary: `Find a pet by id (deprecated; ${NOT_DEFINED})`,
   tag: 'Pets',
   stability: 'stable',
-  deprecation: { since: DEPRECATION_DEFAULTS.deprecatedAt, sunset: DEPRECATION_DEFAULTS.sunsetAt, docsUrl: DEPRECATION_DEFAULTS.docsUrl },
+  deprecation: {
+    since: DEPRECATION_DEFAULTS.deprecatedAt,
+    sunset: DEPRECATION_DEFAULTS.sunsetAt,
+    docsUrl: DEPRECATION_DEFAULTS.docsUrl,
+    // The names operators have set since the first deploy (CDK context petsDeprecatedAt, petsSunsetAt, docsUrl).
+    overrides: { since: 'PETS_DEPRECATED_AT', sunset: 'PETS_SUNSET_AT', docsUrl: 'DOCS_URL' },
+  },
   quota: 'consume',
   runsBeforeAdmission: false,
   tables: { counters: 'write' },

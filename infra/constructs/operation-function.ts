@@ -1,6 +1,6 @@
 /**
  * The function of one operation of the route table: its handler file, its description, exactly the tables its
- * route declares, and the settings every operation reads. `addMethodTo` puts the route's method on the API.
+ * route declares, the settings every operation reads, and the deprecation variables its route names. `addMethodTo` puts the route's method on the API.
  */
 import path from 'node:path';
 import { LambdaIntegration, type Method, type RestApi } from 'aws-cdk-lib/aws-apigateway';
@@ -8,6 +8,7 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { CfnPermission } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import type { FunctionEnvironment } from '../../lib/config.js';
+import { type DeprecationOverrides, deprecationVariables } from '../../lib/deprecation.js';
 import type { TableId } from '../../lib/dynamo/tables.js';
 import type { Route } from '../../lib/routes.js';
 import { API_STAGE_NAME, type Stage } from '../../lib/stacks.js';
@@ -19,8 +20,12 @@ export interface OperationSettings {
   readonly banSeconds: number;
   /** Days a customer's daily usage is kept (USAGE_RETENTION_DAYS): the TTL the rate limiter gives what it writes. */
   readonly usageRetentionDays: number;
-  /** The deprecated operations' dates and documentation link (PETS_DEPRECATED_AT, PETS_SUNSET_AT, DOCS_URL). */
-  readonly deprecation: { readonly deprecatedAt: string; readonly sunsetAt: string; readonly docsUrl: string };
+  /**
+   * The stage's values of the deprecation variables (lib/config.ts), by name. A function is given those its route's
+   * deprecation names (getPetById: PETS_DEPRECATED_AT, PETS_SUNSET_AT, DOCS_URL), so that one deprecated
+   * operation's dates reach its own function only; a variable the stage gives no value keeps the route's default.
+   */
+  readonly deprecationVariables: Readonly<DeprecationOverrides>;
 }
 
 export interface OperationFunctionProps extends FunctionLogProps, FunctionConcurrencyProps {
@@ -46,9 +51,12 @@ export class OperationFunction extends ApiFunction {
         STAGE: stage,
         BAN_SECONDS: String(settings.banSeconds),
         USAGE_RETENTION_DAYS: String(settings.usageRetentionDays),
-        PETS_DEPRECATED_AT: settings.deprecation.deprecatedAt,
-        PETS_SUNSET_AT: settings.deprecation.sunsetAt,
-        DOCS_URL: settings.deprecation.docsUrl,
+        ...Object.fromEntries(
+          deprecationVariables(route.deprecation).flatMap((name) => {
+            const value = settings.deprecationVariables[name];
+            return value === undefined ? [] : [[name, value]];
+          }),
+        ),
       } satisfies FunctionEnvironment,
     });
     this.route = route;

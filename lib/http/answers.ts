@@ -1,6 +1,6 @@
 /**
- * Everything a route can answer, derived from its definition and the chain's steps: its error codes and the
- * headers on its answers. The OpenAPI document is written from this, and a test checks it against the chain.
+ * Everything a route can answer, derived from its definition and the request path's steps: its error codes and the
+ * headers on its answers. The OpenAPI document is written from this, and a test checks it against the request path.
  */
 import type { Route } from '../routes.js';
 import { ERROR_STATUS, type ErrorCode } from './errors.js';

@@ -1,23 +1,78 @@
 /**
- * Errors into the contract's Error answers: the one place where domain errors, SDK failures and Middy's own
- * errors become codes. Internals never leak: anything unknown becomes INTERNAL_ERROR and is logged with the
- * request id. Its onError runs first of the chain's, so later onError steps (rate-limit headers, the common
- * headers) decorate the answer it built.
+ * Errors into the contract's Error results: the one place where domain errors, SDK failures, the idempotency
+ * library's refusals, the JSON body parser's and Middy's own errors become codes (finish.ts makes the answer).
+ * Internals never leak: anything unknown becomes INTERNAL_ERROR and is logged with the request id. Library errors
+ * are recognised by name, not by class, so that this module, which every function carries, imports none of them.
  */
+import * as v from 'valibot';
 import { CategoryContention, CategoryExists, CategoryLimitReached } from '../categories/errors.js';
 import { isDynamoUnavailable, UNAVAILABLE_RETRY_AFTER } from '../dynamo/outage.js';
 import { log } from '../log.js';
-import type { OperationMiddleware } from './context.js';
 import { HttpError } from './errors.js';
-import { type ApiResult, json } from './response.js';
+import { IDEMPOTENCY_KEY_HEADER } from './idempotency-names.js';
+import type { Result } from './response.js';
 
 const UNAVAILABLE_MESSAGE = 'The service is temporarily unavailable; retry after the time in Retry-After';
+/**
+ * Retry-After of 409 IDEMPOTENCY_IN_PROGRESS. A create takes tens of milliseconds, so the first request has almost
+ * always answered a second later. If it died instead (a crash, a timeout), its claim lapses when its invocation's
+ * time would have run out, at most CLAIM_LAPSES_AFTER_SECONDS (idempotency-key.ts) after it started.
+ */
+export const IN_PROGRESS_RETRY_AFTER = '1';
+
+/** What @middy/http-json-body-parser throws (an HttpError of @middy/util, caused by the package). */
+const BodyParserErrorSchema = v.object({
+  statusCode: v.number(),
+  message: v.string(),
+  cause: v.object({ package: v.literal('@middy/http-json-body-parser'), data: v.optional(v.unknown()) }),
+});
+const FORBIDDEN_KEY = 'Forbidden key in JSON body';
+
+/**
+ * The key of a body the parser refused for holding `__proto__` (or a `constructor` with a `prototype`): not an
+ * answer of its own, since such a body is checked by its schema like any other, which names the field.
+ */
+export function forbiddenJsonKey(error: unknown): string | undefined {
+  const parsed = v.safeParse(BodyParserErrorSchema, error);
+  return parsed.success && parsed.output.message === FORBIDDEN_KEY ? String(parsed.output.cause.data) : undefined;
+}
+
+function bodyParserRefusal(error: unknown): HttpError | undefined {
+  const parsed = v.safeParse(BodyParserErrorSchema, error);
+  if (!parsed.success) return undefined;
+  // Its 422 is JSON it could not parse (a forbidden key never gets here: see forbiddenJsonKey). The body step checks
+  // the media type before the parser runs (media-type.ts), with the parser's own check off: its 415 is mapped in case.
+  if (parsed.output.statusCode === 415) return new HttpError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json');
+  return new HttpError('MALFORMED_JSON', 'The request body is not valid JSON');
+}
+
+/** The idempotency library's refusals (lib/http/idempotency.ts): a key reused with another body, a key in use. */
+function idempotencyRefusal(error: unknown): HttpError | undefined {
+  const name = error instanceof Error ? error.name : undefined;
+  if (name === 'IdempotencyValidationError') {
+    return new HttpError(
+      'IDEMPOTENCY_KEY_REUSED',
+      `This ${IDEMPOTENCY_KEY_HEADER} was already used with a different request body; use a new key for a new request (keys are remembered for 24 hours)`,
+    );
+  }
+  if (name === 'IdempotencyAlreadyInProgressError') {
+    return new HttpError(
+      'IDEMPOTENCY_IN_PROGRESS',
+      `A request with this ${IDEMPOTENCY_KEY_HEADER} is still being processed; retry after the time in Retry-After to get its answer`,
+      { 'Retry-After': IN_PROGRESS_RETRY_AFTER },
+    );
+  }
+  return undefined;
+}
 
 export function toHttpError(error: unknown, requestId: string): HttpError {
   if (error instanceof HttpError) return error;
   if (error instanceof CategoryExists) return new HttpError('CATEGORY_EXISTS', error.message);
   if (error instanceof CategoryLimitReached) return new HttpError('CATEGORY_LIMIT_REACHED', error.message);
   if (error instanceof CategoryContention) return new HttpError('SERVICE_UNAVAILABLE', error.message, { 'Retry-After': '1' });
+  const refusal = idempotencyRefusal(error) ?? bodyParserRefusal(error);
+  if (refusal) return refusal;
+  // Middy's TimeoutError (a handler still running near Lambda's timeout) is one of these by its name.
   if (isDynamoUnavailable(error)) {
     log.warn('dependency unavailable', { requestId, error: describe(error) });
     return new HttpError('SERVICE_UNAVAILABLE', UNAVAILABLE_MESSAGE, { 'Retry-After': UNAVAILABLE_RETRY_AFTER });
@@ -26,20 +81,12 @@ export function toHttpError(error: unknown, requestId: string): HttpError {
   return new HttpError('INTERNAL_ERROR', `Something went wrong on our side; quote request id ${requestId} if it persists`);
 }
 
-export function errorAnswer(error: HttpError): ApiResult {
-  return json(error.status, error.toJSON(), error.headers);
+/** The contract's Error shape, with the headers that belong to the error. */
+export function errorResult(error: HttpError): Result {
+  return { status: error.status, body: error.toJSON(), headers: error.headers };
 }
 
 function describe(error: unknown): Record<string, unknown> {
   if (error instanceof Error) return { name: error.name, message: error.message, stack: error.stack };
   return { value: String(error) };
-}
-
-export function httpErrors(): OperationMiddleware {
-  return {
-    onError: function httpErrorsOnError(request) {
-      const requestId = request.event.requestContext?.requestId ?? request.context.awsRequestId;
-      request.response = errorAnswer(toHttpError(request.error, requestId));
-    },
-  };
 }

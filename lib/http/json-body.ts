@@ -1,19 +1,24 @@
 /**
- * The request body of a route that takes one: checked in the order a client fixes things, size (413), presence
- * (400), media type and charset (415, see media-type.ts), UTF-8 and JSON syntax (400 MALFORMED_JSON), then the
- * route's schema (400 VALIDATION_FAILED naming the field; a string that is not well-formed Unicode is refused
- * there too). The handler gets the schema's output as `context.body`. Headers are already lower-cased by
- * @middy/http-header-normalizer.
+ * The request body of a route that takes one, read once: checked in the order a client fixes things, size (413),
+ * presence (400), media type and charset (415, see media-type.ts), UTF-8 (400 MALFORMED_JSON); then parsed by
+ * @middy/http-json-body-parser (JSON syntax: 400 MALFORMED_JSON, mapped in http-errors.ts); then the route's schema
+ * (400 VALIDATION_FAILED naming the field; a string that is not well-formed Unicode is refused there too). Headers are
+ * already lower-cased by @middy/http-header-normalizer.
+ *
+ * The checks that need the raw bytes run before the parser, which is why it is called from here rather than used as
+ * a middleware: they answer before it, and every body error comes after admission (a request with a bad body counts).
  *
  * The deployed API lists every media type as binary (BINARY_MEDIA_TYPES), so API Gateway hands the body over as
  * the client's bytes, base64-encoded, and invalid UTF-8 is seen here rather than replaced on the way. A body passed
  * as text (isBase64Encoded false: handler tests, or an API without that setting) is checked as the string it is.
  */
-
-import type { OperationMiddleware } from './context.js';
+import httpJsonBodyParser from '@middy/http-json-body-parser';
+import type { Context } from 'aws-lambda';
 import type { ErrorCode } from './errors.js';
 import { HttpError } from './errors.js';
+import { forbiddenJsonKey } from './http-errors.js';
 import { checkBodyMediaType, JSON_MEDIA_TYPE } from './media-type.js';
+import type { ApiEvent } from './response.js';
 import { type BodySchema, validateBody } from './validation.js';
 
 export const MAX_BODY_BYTES = 16 * 1024;
@@ -22,8 +27,18 @@ export const MAX_BODY_BYTES = 16 * 1024;
 export const BODY_ERRORS: readonly ErrorCode[] = ['MALFORMED_JSON', 'VALIDATION_FAILED', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'];
 
 // fatal: a malformed sequence is an error, not U+FFFD; ignoreBOM: a byte order mark stays in the text, where
-// JSON.parse refuses it (RFC 8259 forbids sending one).
+// the JSON parser refuses it (RFC 8259 forbids sending one).
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+// Its media type check is off: ours ran already, and is stricter (no +json suffixes) and more lenient (white space
+// before parameters) in the ways media-type.ts says.
+const parser = httpJsonBodyParser({ disableContentTypeCheck: true });
+
+/** A body as its schema accepted it, and the JSON it was parsed from (what an Idempotency-Key's fingerprint covers). */
+export interface RequestBody {
+  value: unknown;
+  json: unknown;
+}
 
 function mediaTypeError(contentType: string | undefined): HttpError | undefined {
   const check = checkBodyMediaType(contentType);
@@ -36,37 +51,40 @@ function mediaTypeError(contentType: string | undefined): HttpError | undefined 
   return new HttpError('UNSUPPORTED_MEDIA_TYPE', message);
 }
 
-export function jsonBody(schema: BodySchema): OperationMiddleware {
-  return {
-    before: function jsonBodyBefore(request) {
-      const { body, isBase64Encoded, headers } = request.event;
-      const bytes = body == null ? Buffer.alloc(0) : Buffer.from(body, isBase64Encoded ? 'base64' : 'utf8');
-      if (bytes.length > MAX_BODY_BYTES) {
-        throw new HttpError(
-          'PAYLOAD_TOO_LARGE',
-          `The request body is ${bytes.length} bytes; the limit is ${MAX_BODY_BYTES} bytes (16 KiB)`,
-        );
-      }
-      if (bytes.length === 0) {
-        throw new HttpError('MALFORMED_JSON', 'The request body is missing: send a JSON object such as {"name":"Dog"}');
-      }
-      const unsupported = mediaTypeError(headers?.['content-type']);
-      if (unsupported) throw unsupported;
-      let text: string;
-      try {
-        text = strictUtf8.decode(bytes);
-      } catch {
-        throw new HttpError('MALFORMED_JSON', 'The request body is not valid UTF-8: send JSON encoded as UTF-8');
-      }
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        throw new HttpError('MALFORMED_JSON', 'The request body is not valid JSON');
-      }
-      const result = validateBody(schema, parsed);
-      if (!result.ok) throw new HttpError('VALIDATION_FAILED', result.message);
-      request.context.body = result.value;
-    },
-  };
+/** The JSON of `text`, parsed by the middleware's `before` on a copy of the event that holds the decoded text. */
+function parsed(text: string, event: ApiEvent, context: Context): unknown {
+  const request = { event: { ...event, body: text, isBase64Encoded: false }, context, response: undefined, error: undefined, internal: {} };
+  try {
+    parser.before?.(request);
+  } catch (error) {
+    if (forbiddenJsonKey(error) === undefined) throw error;
+    // The parser refuses a `__proto__` key (or a `constructor` holding a `prototype`) without handing over the
+    // value. JSON.parse gives it (as an own property: nothing reaches a prototype), so that the schema check refuses
+    // it as it refuses any unknown field, naming it.
+    return JSON.parse(text);
+  }
+  return request.event.body;
+}
+
+export function requestBody(schema: BodySchema, event: ApiEvent, context: Context): RequestBody {
+  const { body, isBase64Encoded, headers } = event;
+  const bytes = body == null ? Buffer.alloc(0) : Buffer.from(body, isBase64Encoded ? 'base64' : 'utf8');
+  if (bytes.length > MAX_BODY_BYTES) {
+    throw new HttpError('PAYLOAD_TOO_LARGE', `The request body is ${bytes.length} bytes; the limit is ${MAX_BODY_BYTES} bytes (16 KiB)`);
+  }
+  if (bytes.length === 0) {
+    throw new HttpError('MALFORMED_JSON', 'The request body is missing: send a JSON object such as {"name":"Dog"}');
+  }
+  const unsupported = mediaTypeError(headers?.['content-type']);
+  if (unsupported) throw unsupported;
+  let text: string;
+  try {
+    text = strictUtf8.decode(bytes);
+  } catch {
+    throw new HttpError('MALFORMED_JSON', 'The request body is not valid UTF-8: send JSON encoded as UTF-8');
+  }
+  const json = parsed(text, event, context);
+  const result = validateBody(schema, json);
+  if (!result.ok) throw new HttpError('VALIDATION_FAILED', result.message);
+  return { value: result.value, json };
 }

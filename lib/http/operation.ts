@@ -1,15 +1,13 @@
 /**
- * Builds the Middy chain of one operation from its route definition. Every handler in functions/ is
- * `operation(route, fn)`, so every operation gets the same steps in the same order:
- *   before: the Lambda context for log lines → request headers normalised → the authorizer's context → (handlers
- *           that give one) their `prepare`, started and not awaited → the rate limiter (on a deprecated route its
- *           write counts the call too) → (deprecated routes) the call logged and 410 after the sunset → (routes
- *           with them) path parameters → (idempotent routes) the Idempotency-Key header → (routes with one) the
- *           JSON body. Body and parameter errors come after admission: a request with a bad body counts.
- *   handler: on an idempotent route with a key, inside the idempotency utility (idempotency.ts): a replay gets the
- *           stored answer without running the handler, yet passes through every after step like any answer.
- *   onError: the error becomes its Error answer first (http-errors.ts), then the rate-limit headers and the
- *           common headers go on it; `after` adds the same headers to a success.
+ * An operation's Lambda handler from its route definition: every handler in functions/ is `operation(route, …)`.
+ * Middy keeps what it is good at: the Lambda context on log lines, header names lower-cased, and a timeout before
+ * Lambda's. Everything else is the request path of pipeline.ts, one function.
+ *
+ * What a handler file gives is typed by its route: the body its handler gets and the success body it returns, the
+ * usage of a peek route, and for an idempotent route the runner (`idempotentRunner(route)`, idempotency.ts), which no
+ * other route may be given. A file that disagrees with its route does not compile. The runner comes from the handler
+ * file rather than from here so that only the functions of idempotent routes carry the idempotency library.
+ *
  * The rate limiter is the process's one (process-limiter.ts), built at the function's cold start, so its memory of
  * refused customers serves every operation the process runs.
  */
@@ -21,75 +19,80 @@ import { logContext } from '../log.js';
 import type { UsageSnapshot } from '../rate-limit/limiter.js';
 import { processRateLimiter } from '../rate-limit/process-limiter.js';
 import type { Quota, Route } from '../routes.js';
-import { authContext } from './auth-context.js';
-import { callerOf, type OperationContext, type OperationInternal } from './context.js';
-import { deprecated } from './deprecation.js';
-import { httpErrors } from './http-errors.js';
-import { type IdempotentRunner, idempotencyKeyHeader, parsedBody } from './idempotency-key.js';
-import { jsonBody } from './json-body.js';
-import { pathParams } from './path-params.js';
-import { rateLimit } from './rate-limit.js';
+import type { IdempotentRunner } from './idempotency-key.js';
+import { type RequestInput, requestPath } from './pipeline.js';
 import type { ApiEvent, ApiResult } from './response.js';
-import { responseHeaders } from './response-headers.js';
 
-/** Time left for the 503 when a handler runs up to its Lambda timeout. */
+/**
+ * Time left for the 503 when a request runs up to its Lambda timeout: Middy ends it this long before with a
+ * TimeoutError, answered as 503 with Retry-After, where Lambda's kill would leave API Gateway's 5xx.
+ */
 const TIMEOUT_EARLY_MS = 500;
 
 /** What a handler is given: the caller, its checked body and parameters, and for a peek route the usage it read. */
-export type HandlerContext<TQuota extends Quota, TBody> = Context & {
-  auth: AuthContext;
+export type OperationInput<TQuota extends Quota, TBody> = {
+  caller: AuthContext;
   body: TBody;
   params: Record<string, string>;
 } & (TQuota extends 'peek' ? { usage: UsageSnapshot } : unknown);
 
-export type OperationHandler<TQuota extends Quota, TBody> = (event: ApiEvent, context: HandlerContext<TQuota, TBody>) => Promise<ApiResult>;
+/** The operation itself: it returns its route's success body, or throws (an HttpError, or a domain error). */
+export type OperationHandler<TQuota extends Quota, TBody, TSuccess> = (input: OperationInput<TQuota, TBody>) => Promise<TSuccess>;
 
-/** What a handler file adds to its route's chain. */
-export interface OperationOptions {
-  /** For an idempotent route, `idempotentRunner(route)` (idempotency.ts). */
-  idempotency?: IdempotentRunner;
+interface Definition<TQuota extends Quota, TBody, TSuccess> {
+  handle: OperationHandler<TQuota, TBody, TSuccess>;
   /**
-   * Started, not awaited, before the rate limiter, so that it overlaps the admission round trip: reads a cold
-   * instance needs and a warm one has (createCategory's id counter). It must not write, since the request may yet be
-   * refused, and must not throw.
+   * Started, not awaited, before admission, so that it overlaps the count's round trip: reads a cold instance needs
+   * and a warm one has (createCategory's id counter). It must not write, since the request may yet be refused, and
+   * must not throw.
    */
   prepare?: () => void;
 }
 
-export function operation<TQuota extends Quota, TBody>(
-  route: Route<TQuota, TBody>,
-  handler: OperationHandler<TQuota, TBody>,
-  options: OperationOptions = {},
+/** An idempotent route's handler file hands over its runner: `idempotentRunner(route)` (idempotency.ts). */
+export interface IdempotentDefinition<TQuota extends Quota, TBody, TSuccess> extends Definition<TQuota, TBody, TSuccess> {
+  idempotency: IdempotentRunner;
+}
+
+/** Any other route's gives none. */
+export interface PlainDefinition<TQuota extends Quota, TBody, TSuccess> extends Definition<TQuota, TBody, TSuccess> {
+  idempotency?: never;
+}
+
+/** What `operation` takes for a route: a definition, or for a route that is not idempotent its handler alone. */
+export type OperationDefinition<TQuota extends Quota, TBody, TIdempotent extends boolean, TSuccess> = [TIdempotent] extends [true]
+  ? IdempotentDefinition<TQuota, TBody, TSuccess>
+  : [TIdempotent] extends [false]
+    ? PlainDefinition<TQuota, TBody, TSuccess> | OperationHandler<TQuota, TBody, TSuccess>
+    : never;
+
+type AnyDefinition<TQuota extends Quota, TBody, TSuccess> =
+  | IdempotentDefinition<TQuota, TBody, TSuccess>
+  | PlainDefinition<TQuota, TBody, TSuccess>
+  | OperationHandler<TQuota, TBody, TSuccess>;
+
+function definitionOf<TQuota extends Quota, TBody, TSuccess>(
+  given: AnyDefinition<TQuota, TBody, TSuccess>,
+): Definition<TQuota, TBody, TSuccess> & { idempotency?: IdempotentRunner } {
+  return typeof given === 'function' ? { handle: given } : given;
+}
+
+export function operation<TQuota extends Quota, TBody, TIdempotent extends boolean, TSuccess>(
+  route: Route<TQuota, TBody, TIdempotent, TSuccess>,
+  // Typed by the route alone: a handler returning what its route does not answer is an error, not another type.
+  given: NoInfer<OperationDefinition<TQuota, TBody, TIdempotent, TSuccess>>,
 ) {
-  // The library behind idempotency is passed in by the route's handler file rather than imported here, so the
-  // functions of other routes do not carry it; the route's definition still decides, and a mismatch fails the load.
-  const { idempotency, prepare } = options;
-  if (Boolean(route.idempotent) !== Boolean(idempotency)) {
-    throw new Error(
-      `route ${route.operationId}: ${route.idempotent ? 'is idempotent: pass idempotentRunner(route)' : 'is not idempotent'}`,
-    );
-  }
-  // Middy ends a handler still running this long before Lambda's timeout with a TimeoutError, which the error step
-  // answers as 503 with Retry-After: room for that answer, where Lambda's kill would leave API Gateway's 5xx.
-  const chain = middy<ApiEvent, ApiResult, Error, OperationContext, OperationInternal>({ timeoutEarlyInMillis: TIMEOUT_EARLY_MS })
+  const { handle, prepare, idempotency } = definitionOf(given);
+  const { respond, backstop } = requestPath(
+    route,
+    // The request path has checked what the route declares (the body against its schema, a peek route's usage), but
+    // TypeScript cannot follow a route's quota and body schema to the input it builds.
+    { handle: handle as (input: RequestInput) => Promise<TSuccess>, prepare, idempotency },
+    processRateLimiter(),
+  );
+  return middy<ApiEvent, ApiResult, Error, Context>({ timeoutEarlyInMillis: TIMEOUT_EARLY_MS })
     .use(logContext())
-    .use(responseHeaders(route))
     .use(httpHeaderNormalizer())
-    .use(authContext());
-  if (prepare) chain.use({ before: () => prepare() });
-  chain.use(rateLimit(route, processRateLimiter()));
-  if (route.deprecation) chain.use(deprecated(route, route.deprecation));
-  if (route.params) chain.use(pathParams(route.params));
-  if (route.idempotent) chain.use(idempotencyKeyHeader());
-  if (route.body) chain.use(jsonBody(route.body));
-  // Last in, so its onError runs first and the steps above decorate the answer it builds.
-  chain.use(httpErrors());
-  return chain.handler((event, context) => {
-    // By now the chain has checked what the route declares: the caller, the body against its schema, the
-    // parameters, and for a peek route the usage it read; TypeScript cannot follow a route's quota to its context.
-    const run = () => handler(event, context as HandlerContext<TQuota, TBody>);
-    const key = context.idempotencyKey;
-    if (!idempotency || key === undefined) return run();
-    return idempotency({ customerId: callerOf(context).customerId, key, body: parsedBody(event) }, context, run);
-  });
+    .use({ onError: backstop })
+    .handler(respond);
 }

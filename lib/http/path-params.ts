@@ -1,17 +1,13 @@
 /** The path parameters of a route with any: each checked by its schema (400 VALIDATION_FAILED naming it). */
 import * as v from 'valibot';
 import type { ParamsSchema } from '../routes.js';
-import type { OperationMiddleware } from './context.js';
 import { HttpError } from './errors.js';
+import type { ApiEvent } from './response.js';
 
-export function pathParams(schema: ParamsSchema): OperationMiddleware {
-  return {
-    before: function pathParamsBefore(request) {
-      // A missing parameter is an empty one: the route would not have matched without it.
-      const given = Object.fromEntries(Object.keys(schema.entries).map((name) => [name, request.event.pathParameters?.[name] ?? '']));
-      const result = v.safeParse(schema, given);
-      if (!result.success) throw new HttpError('VALIDATION_FAILED', result.issues[0]?.message ?? 'A path parameter is not valid');
-      request.context.params = result.output;
-    },
-  };
+export function pathParams(schema: ParamsSchema, event: ApiEvent): Record<string, string> {
+  // A missing parameter is an empty one: the route would not have matched without it.
+  const given = Object.fromEntries(Object.keys(schema.entries).map((name) => [name, event.pathParameters?.[name] ?? '']));
+  const result = v.safeParse(schema, given);
+  if (!result.success) throw new HttpError('VALIDATION_FAILED', result.issues[0]?.message ?? 'A path parameter is not valid');
+  return result.output;
 }

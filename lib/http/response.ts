@@ -1,13 +1,16 @@
-/** The API Gateway proxy result shape and the one way a handler builds a JSON response. */
+/**
+ * The API Gateway proxy event and answer, and what an operation produces before it is an answer: a result (its
+ * status, its JSON body and the headers that belong to it), which finish.ts turns into the answer.
+ */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 
 export type ApiEvent = APIGatewayProxyEvent;
 export type ApiResult = APIGatewayProxyResult & { headers: Record<string, string> };
 
-export function json(statusCode: number, body: unknown, headers: Record<string, string> = {}): ApiResult {
-  return {
-    statusCode,
-    headers: { 'Content-Type': 'application/json', ...headers },
-    body: JSON.stringify(body),
-  };
+export interface Result {
+  status: number;
+  /** Serialised as JSON by finish.ts. */
+  body: unknown;
+  /** Headers of this result only: an error's Retry-After or WWW-Authenticate, a replay's Idempotent-Replayed. */
+  headers: Readonly<Record<string, string>>;
 }

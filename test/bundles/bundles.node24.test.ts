@@ -178,6 +178,31 @@ const OPERATION_CASES: Record<string, () => Case[]> = {
         input: { method: 'POST', path: '/categories', body: '{"name":', headers: json },
         check: (answer) => expect(answer.body).toMatchObject({ code: 'MALFORMED_JSON', status: 400 }),
       },
+      // The first request with a key loads the idempotency utility, a lazy part of the same bundle.
+      {
+        input: {
+          method: 'POST',
+          path: '/categories',
+          body: JSON.stringify({ name: `${name} keyed` }),
+          headers: { ...json, 'Idempotency-Key': name },
+        },
+        check: (answer) => {
+          expect(answer.status).toBe(201);
+          expect(answer.headers.has('idempotent-replayed')).toBe(false);
+        },
+      },
+      {
+        input: {
+          method: 'POST',
+          path: '/categories',
+          body: JSON.stringify({ name: `${name} keyed` }),
+          headers: { ...json, 'Idempotency-Key': name },
+        },
+        check: (answer) => {
+          expect(answer.status).toBe(201);
+          expect(answer.headers.get('idempotent-replayed')).toBe('true');
+        },
+      },
     ];
   },
   listCategories: () => [

@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLE_TARGET } from '../../infra/constructs/api-function.js';
 import { AUTHORIZER_MESSAGE_TYPES } from '../../infra/constructs/gateway-responses.js';
 import { TABLE_ACTIONS } from '../../infra/constructs/table-access.js';
+import { deprecationVariables } from '../../lib/deprecation.js';
 import { TABLES, type TableId } from '../../lib/dynamo/tables.js';
 import {
   ANSWER_HEADERS,
@@ -138,20 +139,18 @@ describe.each(STAGES)('the %s stack', (stage) => {
       expect(JSON.stringify(method.Integration.Uri)).toContain(`"${aliasId}"`);
     });
 
-    it('has a function with the environment of its tables and settings, nothing more', () => {
+    it('has a function with the environment of its tables, its settings and its deprecation variables, nothing more', () => {
       const fn = json[stage].Resources[logicalIdOf(stage, app.stacks[stage].api.functions[route.operationId])];
       const variables = fn?.Properties?.Environment?.Variables as Record<string, unknown>;
       const tableVars = TABLES.filter((t) => t.id in route.tables).map((t) => t.envVar);
       expect(Object.keys(variables).sort()).toEqual(
         [
           'BAN_SECONDS',
-          'DOCS_URL',
-          'PETS_DEPRECATED_AT',
-          'PETS_SUNSET_AT',
           'POWERTOOLS_METRICS_NAMESPACE',
           'POWERTOOLS_SERVICE_NAME',
           'STAGE',
           'USAGE_RETENTION_DAYS',
+          ...deprecationVariables(route.deprecation),
           ...tableVars,
         ].sort(),
       );
@@ -160,6 +159,13 @@ describe.each(STAGES)('the %s stack', (stage) => {
       expect(variables.POWERTOOLS_METRICS_NAMESPACE).toBe(metricsNamespace(stage));
       expect(variables.BAN_SECONDS).toBe('900');
       expect(variables.USAGE_RETENTION_DAYS).toBe('400');
+      // cdk.json sets no dates: the stage's settings are the definitions' defaults, under the names the route gives.
+      const { deprecation } = route;
+      if (deprecation?.overrides) {
+        expect(variables[deprecation.overrides.since]).toBe(deprecation.since);
+        expect(variables[deprecation.overrides.sunset]).toBe(deprecation.sunset);
+        expect(variables[deprecation.overrides.docsUrl]).toBe(deprecation.docsUrl);
+      }
       for (const t of TABLES.filter((t) => t.id in route.tables)) expect(variables[t.envVar]).toEqual({ Ref: tableLogicalId(stage, t.id) });
     });
 

@@ -1,0 +1,34 @@
+/**
+ * The one place an answer is built, success or error, and where every header goes on it, once, in this order: the
+ * X-RateLimit headers (the customer's, or the gateway's 0/0/0 before the customer's windows are known), the
+ * Content-Type, the result's own headers (Retry-After, WWW-Authenticate, Idempotent-Replayed), the IETF RateLimit
+ * fields, Cache-Control and X-Content-Type-Options (ANSWER_HEADERS), the route's own (route-headers.ts), and the
+ * X-Request-Id.
+ */
+import type { Route } from '../routes.js';
+import { ANSWER_HEADERS, GATEWAY_RATE_LIMIT_HEADERS } from './gateway-responses.js';
+import { errorResult, toHttpError } from './http-errors.js';
+import type { ApiResult, Result } from './response.js';
+import { routeHeaders } from './route-headers.js';
+
+/** How a request ended: with a result of the operation, or with an error of any step. */
+export type Outcome = { result: Result } | { error: unknown };
+
+/** `rateLimit`: this request's rate-limit headers, once admission has decided; none before (a 401, a failed count). */
+export function finish(route: Route, requestId: string, outcome: Outcome, rateLimit: Readonly<Record<string, string>> = {}): ApiResult {
+  const { status, body, headers } = 'result' in outcome ? outcome.result : errorResult(toHttpError(outcome.error, requestId));
+  return {
+    statusCode: status,
+    headers: {
+      // The customer's X-RateLimit values, spread with the IETF fields below, take these places.
+      ...GATEWAY_RATE_LIMIT_HEADERS,
+      'Content-Type': 'application/json',
+      ...headers,
+      ...rateLimit,
+      ...ANSWER_HEADERS,
+      ...routeHeaders(route),
+      'X-Request-Id': requestId,
+    },
+    body: JSON.stringify(body),
+  };
+}

@@ -1,0 +1,160 @@
+/**
+ * The request path of every operation, in one function that reads top to bottom (`respond`): the caller → (routes
+ * that give one) `prepare`, started and not awaited → admission, with the operation alongside where the route only
+ * reads → parameters, Idempotency-Key and body, each read once → (deprecated routes) the call logged, 410 after the
+ * sunset → the handler, inside the idempotency runner for a request with a key → `finish`, which builds every
+ * answer. The steps are modules of their own that know nothing of each other; the order is this function's.
+ *
+ * What does not wait for a round trip does not delay one: the input of an operation that waits for admission is read
+ * while the count is in flight, and the decision's metric is written while the operation's own call is. On a new instance these are a few milliseconds of
+ * CPU (the schema's first run, Metrics' first line) that a create would otherwise add to its latency. Neither
+ * changes what is answered: a refusal still wins over a bad body, and a bad body is still counted and answered after
+ * admission.
+ *
+ * Middy keeps what it is good at around it (operation.ts): the Lambda context for log lines, header names
+ * lower-cased, and the timeout before Lambda's. That timeout ends `respond` from outside, so `backstop`, its onError,
+ * answers through the same `finish` with what the request had got to: the admission in flight is kept here, by
+ * event, for it. */
+import type middy from '@middy/core';
+import type { Context } from 'aws-lambda';
+import type { AuthContext } from '../auth/context.js';
+import type { RateLimiter, UsageSnapshot } from '../rate-limit/limiter.js';
+import type { Route } from '../routes.js';
+import { admit, type Decision } from './admission.js';
+import { callerOf } from './caller.js';
+import { deprecatedCall } from './deprecation.js';
+import { finish, type Outcome } from './finish.js';
+import { errorResult, toHttpError } from './http-errors.js';
+import { type IdempotentRunner, idempotencyKeyOf } from './idempotency-key.js';
+import { type RequestBody, requestBody } from './json-body.js';
+import { pathParams } from './path-params.js';
+import type { ApiEvent, ApiResult, Result } from './response.js';
+
+/** What a handler is given, whatever its route (operation.ts types it per route). */
+export interface RequestInput {
+  caller: AuthContext;
+  body: unknown;
+  params: Record<string, string>;
+  /** The windows a peek route read. */
+  usage?: UsageSnapshot;
+}
+
+/** An operation's parts, as its handler file gave them (operation.ts). */
+export interface Steps {
+  /** Returns the success body, or throws. */
+  handle: (input: RequestInput) => Promise<unknown>;
+  /** Read-only work started before admission, so that it overlaps the count's round trip; must not throw. */
+  prepare?: () => void;
+  idempotency?: IdempotentRunner;
+}
+
+/** Admissions in flight, by event: what `backstop` shows of a request that Middy's timeout ended. */
+const admissions = new WeakMap<ApiEvent, Promise<Decision>>();
+
+const requestIdOf = (event: ApiEvent, context: Context) => event.requestContext?.requestId ?? context.awsRequestId;
+
+/** Work that may fail, as an outcome that never rejects: it can wait (alongside admission) without being awaited. */
+const outcomeOf = (work: Promise<Result>): Promise<Outcome> =>
+  work.then(
+    (result) => ({ result }),
+    (error: unknown) => ({ error }),
+  );
+
+/**
+ * Runs `work` a turn of the event loop later, once the DynamoDB requests just started are on their way (the SDK
+ * writes them in the microtasks before), so that its CPU time overlaps their round trip instead of delaying them.
+ */
+const whileInFlight = <T>(work: () => T): Promise<T> => new Promise<void>((resolve) => setImmediate(resolve)).then(work);
+
+/** What the request asks of the operation, each part read once. */
+interface Input {
+  params: Record<string, string>;
+  key: string | undefined;
+  body: RequestBody | undefined;
+}
+
+export function requestPath(route: Route, steps: Steps, limiter: RateLimiter) {
+  /** Parameters, Idempotency-Key and body, in the order a client fixes them; their refusals wait for admission. */
+  function readInput(event: ApiEvent, context: Context): Input {
+    return {
+      params: route.params ? pathParams(route.params, event) : {},
+      key: route.idempotent ? idempotencyKeyOf(event) : undefined,
+      body: route.body ? requestBody(route.body, event, context) : undefined,
+    };
+  }
+
+  /**
+   * The operation's result: its success, or the 4xx it refused with (which a key remembers like a success, as the
+   * IETF draft asks); a 5xx stays an error, so that nothing is remembered and a retry runs again.
+   */
+  async function resultOf(handling: Promise<unknown>, requestId: string): Promise<Result> {
+    try {
+      const body = await handling;
+      if (!route.success) throw new Error(`${route.operationId} has no success answer, yet its handler returned one`);
+      return { status: route.success.status, body, headers: {} };
+    } catch (error) {
+      const refusal = toHttpError(error, requestId);
+      if (refusal.status >= 500) throw refusal;
+      return errorResult(refusal);
+    }
+  }
+
+  /** The operation on the request's input: a deprecated route's check first, then the handler (under a key's runner). */
+  async function operate(reading: Promise<Input>, context: Context, caller: AuthContext, requestId: string, usage?: UsageSnapshot) {
+    if (route.deprecation) deprecatedCall(route, route.deprecation, caller);
+    const { params, key, body } = await reading;
+    const run = () => resultOf(steps.handle({ caller, body: body?.value, params, usage }), requestId);
+    if (key === undefined || !steps.idempotency) return run();
+    return steps.idempotency({ customerId: caller.customerId, key, body: body?.json }, context, run);
+  }
+
+  async function respond(event: ApiEvent, context: Context): Promise<ApiResult> {
+    const requestId = requestIdOf(event, context);
+    let rateLimit: Record<string, string> | undefined;
+    try {
+      const caller = callerOf(event);
+      steps.prepare?.();
+      const admitting = admit(route, caller, limiter);
+      admissions.set(event, admitting.decision);
+      // An operation alongside the count reads its input at once, so that its own call starts now; any other reads
+      // it while the count is in flight. A rejected read is answered after admission, by `operate`.
+      const read = () => readInput(event, context);
+      const reading = admitting.alongside ? Promise.resolve().then(read) : whileInFlight(read);
+      reading.catch(() => undefined);
+      const alongside = admitting.alongside ? outcomeOf(operate(reading, context, caller, requestId)) : undefined;
+      const { refusal, headers, usage, record } = await admitting.decision;
+      rateLimit = headers;
+      // A refusal wins over whatever the operation alongside did.
+      if (refusal) {
+        record();
+        throw refusal;
+      }
+      const operating = alongside ?? outcomeOf(operate(reading, context, caller, requestId, usage));
+      // The decision's metric is written once the operation's own call is on its way (alongside: long since).
+      await (alongside ? record() : whileInFlight(record));
+      return finish(route, requestId, await operating, rateLimit);
+    } catch (error) {
+      return finish(route, requestId, { error }, rateLimit);
+    }
+  }
+
+  /** Middy's onError: the timeout answer (or any error outside `respond`), with the admission's headers if it decided. */
+  async function backstop(request: middy.Request<ApiEvent, ApiResult, Error, Context>): Promise<void> {
+    const admission = admissions.get(request.event);
+    let error: unknown = request.error;
+    let rateLimit: Record<string, string> | undefined;
+    if (admission) {
+      try {
+        const { refusal, headers, record } = await admission;
+        record();
+        rateLimit = headers;
+        error = refusal ?? error;
+      } catch (failure) {
+        error = failure;
+      }
+    }
+    request.response = finish(route, requestIdOf(request.event, request.context), { error }, rateLimit);
+  }
+
+  return { respond, backstop };
+}

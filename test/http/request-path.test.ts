@@ -1,0 +1,404 @@
+/**
+ * The request path (lib/http/pipeline.ts) through the real Middy chain of `operation()` against DynamoDB Local, part
+ * by part: the one error module (http-errors.ts) that turns every error into the contract's code, `finish`
+ * (finish.ts) that puts every header on every answer once and in one order, and the pipeline's order: caller →
+ * admission (with the operation alongside where the route only reads, `prepare` before it) → input → handler →
+ * finish. Probe routes defined here exercise each branch; the answers of the real routes are held byte for byte in
+ * answer-bytes.http.test.ts.
+ */
+import { randomUUID } from 'node:crypto';
+import httpJsonBodyParser from '@middy/http-json-body-parser';
+import * as v from 'valibot';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { lambdaContext } from '../../infra/local/events.js';
+import { CategoryContention, CategoryExists, CategoryLimitReached } from '../../lib/categories/errors.js';
+import { CategorySchema, NewCategorySchema } from '../../lib/categories/schema.js';
+import { dynamoClient } from '../../lib/dynamo/client.js';
+import { HttpError } from '../../lib/http/errors.js';
+import type { IdempotentRequest, IdempotentRunner } from '../../lib/http/idempotency-key.js';
+import { operation } from '../../lib/http/operation.js';
+import type { Result } from '../../lib/http/response.js';
+import { setLogSink } from '../../lib/log.js';
+import { defineRoute } from '../../lib/routes.js';
+import { invoke, proxyEvent, TEST_AUTHORIZER } from '../support/events.js';
+
+/** Reads only: runs alongside admission. Beta, so its answers carry a route header too. */
+const probeRead = defineRoute({
+  operationId: 'probeRead',
+  method: 'GET',
+  path: '/probe',
+  handler: 'probe-read',
+  summary: 'A probe that reads',
+  tag: 'Store',
+  stability: 'beta',
+  quota: 'consume',
+  runsBeforeAdmission: true,
+  tables: { counters: 'write' },
+  success: { status: 200, description: 'ok', schema: v.object({ ok: v.boolean() }) },
+  errors: [],
+});
+
+/** Writes, takes a body and an Idempotency-Key: waits for admission. */
+const probeWrite = defineRoute({
+  operationId: 'probeWrite',
+  method: 'POST',
+  path: '/probe',
+  handler: 'probe-write',
+  summary: 'A probe that writes',
+  tag: 'Store',
+  stability: 'stable',
+  quota: 'consume',
+  runsBeforeAdmission: false,
+  tables: { counters: 'write', idempotency: 'write' },
+  idempotent: true,
+  body: NewCategorySchema,
+  success: { status: 201, description: 'created', schema: CategorySchema },
+  errors: ['CATEGORY_EXISTS'],
+});
+
+/** probeWrite, with a body schema that says when it ran. */
+const probeTraced = defineRoute({
+  ...probeWrite,
+  operationId: 'probeTraced',
+  body: v.pipe(
+    NewCategorySchema,
+    v.check(() => trace.steps.push('body read') > 0),
+  ),
+});
+
+/** What happened, in order: the count's DynamoDB call, the decision's metric, and the probes' own steps. */
+const trace = vi.hoisted(() => {
+  const steps: string[] = [];
+  return { steps, slowCount: false };
+});
+vi.mock('../../lib/metrics.js', () => ({ recordDecision: () => trace.steps.push('metric') }));
+const customer = (perMinute = 500) => ({ ...TEST_AUTHORIZER, customerId: `path-${randomUUID()}`, perMinute: String(perMinute) });
+const get = (authorizer: Record<string, string> | null = customer()) => proxyEvent({ path: '/probe', authorizer });
+const post = (body: string, authorizer: Record<string, string> = customer(), key?: string) =>
+  proxyEvent({
+    method: 'POST',
+    path: '/probe',
+    body,
+    authorizer,
+    headers: [['Content-Type', 'application/json'], ...(key ? [['Idempotency-Key', key] as [string, string]] : [])],
+  });
+
+beforeAll(() => {
+  setLogSink(() => undefined);
+  dynamoClient().middlewareStack.add(
+    (next, context) => async (args) => {
+      const counting =
+        context.commandName === 'UpdateItemCommand' && 'TableName' in args.input && args.input.TableName === process.env.COUNTERS_TABLE;
+      if (counting) trace.steps.push('count sent');
+      // A count that takes its time, so that what runs alongside it shows as such whatever the machine's load.
+      if (counting && trace.slowCount) await new Promise((resolve) => setTimeout(resolve, 150));
+      try {
+        return await next(args);
+      } finally {
+        if (counting) trace.steps.push('count answered');
+      }
+    },
+    { step: 'initialize', name: 'requestPathSteps' },
+  );
+});
+beforeEach(() => {
+  trace.steps = [];
+  trace.slowCount = false;
+});
+afterAll(() => setLogSink(undefined));
+
+/** A runner that records what it is handed and runs the operation, as the idempotency utility does the first time. */
+function recordingRunner() {
+  const seen: { request?: IdempotentRequest; result?: Result; error?: unknown } = {};
+  const runner: IdempotentRunner = async (request, _context, run) => {
+    seen.request = request;
+    try {
+      seen.result = await run();
+      return seen.result;
+    } catch (error) {
+      seen.error = error;
+      throw error;
+    }
+  };
+  return { runner, seen };
+}
+
+describe('the one error module (http-errors.ts): what a handler throws becomes the contract’s answer', () => {
+  const parserError = (() => {
+    try {
+      httpJsonBodyParser().before?.({
+        event: proxyEvent({ headers: { 'content-type': 'application/json' }, body: '{' }),
+        context: lambdaContext('p', 'p', 1000),
+        response: undefined,
+        error: undefined,
+        internal: {},
+      });
+    } catch (error) {
+      return error;
+    }
+    throw new Error('the parser accepted "{"');
+  })();
+
+  it.each<[string, unknown, number, string, Record<string, string>]>([
+    ['an HttpError, as it is', new HttpError('NOT_IMPLEMENTED', 'later'), 501, 'NOT_IMPLEMENTED', {}],
+    ['CategoryExists', new CategoryExists('taken'), 409, 'CATEGORY_EXISTS', {}],
+    ['CategoryLimitReached', new CategoryLimitReached('full'), 409, 'CATEGORY_LIMIT_REACHED', {}],
+    ['CategoryContention', new CategoryContention('busy'), 503, 'SERVICE_UNAVAILABLE', { 'Retry-After': '1' }],
+    [
+      'DynamoDB throttling',
+      Object.assign(new Error('slow down'), { name: 'ThrottlingException' }),
+      503,
+      'SERVICE_UNAVAILABLE',
+      { 'Retry-After': '2' },
+    ],
+    [
+      'the idempotency library’s validation error',
+      Object.assign(new Error('x'), { name: 'IdempotencyValidationError' }),
+      422,
+      'IDEMPOTENCY_KEY_REUSED',
+      {},
+    ],
+    [
+      'the idempotency library’s in-progress error',
+      Object.assign(new Error('x'), { name: 'IdempotencyAlreadyInProgressError' }),
+      409,
+      'IDEMPOTENCY_IN_PROGRESS',
+      { 'Retry-After': '1' },
+    ],
+    ['the JSON body parser’s refusal of malformed JSON', parserError, 400, 'MALFORMED_JSON', {}],
+    [
+      'Middy’s timeout',
+      Object.assign(new Error('[AbortError]'), { name: 'TimeoutError' }),
+      503,
+      'SERVICE_UNAVAILABLE',
+      { 'Retry-After': '2' },
+    ],
+  ])('%s', async (_what, thrown, status, code, headers) => {
+    const answer = await invoke(
+      operation(probeRead, async () => Promise.reject(thrown)),
+      get(),
+    );
+    expect(answer.status).toBe(status);
+    expect(answer.body).toEqual({ code, message: expect.any(String), status });
+    expect(answer.headers).toMatchObject(headers);
+  });
+
+  it('anything else is 500 INTERNAL_ERROR quoting the request id, with nothing of the error in it', async () => {
+    const event = get();
+    const answer = await invoke(
+      operation(probeRead, async () => Promise.reject(new TypeError(`no table ${process.env.COUNTERS_TABLE}`))),
+      event,
+    );
+    expect(answer.status).toBe(500);
+    expect(answer.body).toEqual({ code: 'INTERNAL_ERROR', message: expect.stringContaining(event.requestContext.requestId), status: 500 });
+    expect(JSON.stringify(answer.body)).not.toMatch(/TypeError|table/);
+  });
+});
+
+describe('finish (finish.ts): every header on every answer, once, in one order', () => {
+  const names = (headers: Record<string, string>) => Object.keys(headers);
+  const admitted = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Content-Type'];
+  const tail = ['RateLimit-Policy', 'RateLimit', 'Cache-Control', 'X-Content-Type-Options', 'X-API-Stability', 'X-Request-Id'];
+
+  it('a success: the customer’s rate-limit headers, the type, the IETF fields, the common ones, the route’s, the id', async () => {
+    const answer = await invoke(
+      operation(probeRead, async () => ({ ok: true })),
+      get(),
+    );
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ ok: true });
+    expect(names(answer.headers)).toEqual([...admitted, ...tail]);
+    expect(answer.headers['X-API-Stability']).toBe('beta');
+  });
+
+  it('an error’s own headers come after the Content-Type, a refusal’s Retry-After too', async () => {
+    const authorizer = customer(1);
+    const handler = operation(probeRead, async () => ({ ok: true }));
+    await invoke(handler, get(authorizer));
+    const refused = await invoke(handler, get(authorizer));
+    expect(refused.status).toBe(429);
+    expect(names(refused.headers)).toEqual([...admitted, 'Retry-After', ...tail]);
+    expect(refused.headers['X-RateLimit-Remaining']).toBe('0');
+  });
+
+  it('before the caller is known: the gateway’s 0/0/0 and no IETF fields', async () => {
+    const answer = await invoke(
+      operation(probeRead, async () => ({ ok: true })),
+      get(null),
+    );
+    expect(answer.status).toBe(401);
+    expect(names(answer.headers)).toEqual([
+      ...admitted,
+      'WWW-Authenticate',
+      'Cache-Control',
+      'X-Content-Type-Options',
+      'X-API-Stability',
+      'X-Request-Id',
+    ]);
+    expect([answer.headers['X-RateLimit-Limit'], answer.headers['X-RateLimit-Remaining'], answer.headers['X-RateLimit-Reset']]).toEqual([
+      '0',
+      '0',
+      '0',
+    ]);
+  });
+
+  it('a result’s own header (a replay’s Idempotent-Replayed) in the same place', async () => {
+    const replaying: IdempotentRunner = async () => ({
+      status: 201,
+      body: { id: 1, name: 'Dog' },
+      headers: { 'Idempotent-Replayed': 'true' },
+    });
+    const handler = operation(probeWrite, { handle: async () => ({ id: 2, name: 'never' }), idempotency: replaying });
+    const answer = await invoke(handler, post('{"name":"Dog"}', customer(), 'k'));
+    expect(answer.status).toBe(201);
+    expect(answer.body).toEqual({ id: 1, name: 'Dog' });
+    expect(names(answer.headers)).toEqual([...admitted, 'Idempotent-Replayed', ...tail.filter((name) => name !== 'X-API-Stability')]);
+  });
+
+  it('Middy’s timeout answer, through the same finish, keeps the rate-limit headers of the admitted request', async () => {
+    const handler = operation(probeRead, () => new Promise(() => undefined));
+    const event = get();
+    const result = await handler(event, lambdaContext('probe', event.requestContext.requestId, 700));
+    expect(result?.statusCode).toBe(503);
+    expect(names(result?.headers ?? {})).toEqual([...admitted, 'Retry-After', ...tail]);
+    expect(result?.headers['X-RateLimit-Remaining']).toMatch(/^\d+$/);
+    expect(result?.headers['X-RateLimit-Limit']).toBe('500');
+  });
+});
+
+describe('the pipeline (pipeline.ts): caller → admission → input → handler → finish', () => {
+  it('a route that writes runs its handler after admission; prepare starts before the count is sent', async () => {
+    const handler = operation(probeWrite, {
+      handle: async ({ body }) => {
+        trace.steps.push('handler');
+        return { id: 1, name: body.name };
+      },
+      prepare: () => trace.steps.push('prepare'),
+      idempotency: recordingRunner().runner,
+    });
+    expect((await invoke(handler, post('{"name":"Dog"}'))).status).toBe(201);
+    expect(trace.steps).toEqual(['prepare', 'count sent', 'count answered', 'handler', 'metric']);
+  });
+
+  it('a route that only reads runs its handler while the count is in flight; a refusal wins over its answer', async () => {
+    const authorizer = customer(1);
+    const handler = operation(probeRead, async () => {
+      trace.steps.push('handler');
+      return { ok: true };
+    });
+    trace.slowCount = true;
+    expect((await invoke(handler, get(authorizer))).status).toBe(200);
+    expect(trace.steps.indexOf('handler')).toBeLessThan(trace.steps.indexOf('count answered'));
+    trace.steps = [];
+    const refused = await invoke(handler, get(authorizer));
+    expect(refused.status).toBe(429);
+    expect(trace.steps).toContain('handler');
+    // Now the instance knows: the handler waits, and is not run at all.
+    trace.steps = [];
+    expect((await invoke(handler, get(authorizer))).status).toBe(429);
+    expect(trace.steps).not.toContain('handler');
+  });
+
+  it('the body is read while the count is in flight, and its refusal is answered after admission', async () => {
+    trace.slowCount = true;
+    const handler = operation(probeTraced, {
+      handle: async ({ body }) => ({ id: 1, name: body.name }),
+      idempotency: recordingRunner().runner,
+    });
+    expect((await invoke(handler, post('{"name":"Dog"}'))).status).toBe(201);
+    expect(trace.steps).toEqual(['count sent', 'body read', 'count answered', 'metric']);
+    trace.steps = [];
+    const refused = await invoke(handler, post('{"name":"Dog","colour":"red"}'));
+    expect(refused.status).toBe(400);
+    // Counted, with its metric (the schema's check of the field came first, so the probe's own check did not run).
+    expect(refused.headers['X-RateLimit-Remaining']).toMatch(/^\d+$/);
+    expect(trace.steps).toEqual(['count sent', 'count answered', 'metric']);
+  });
+
+  it('the decision’s metric is written while the operation’s own call is in flight, and before a refusal’s answer', async () => {
+    const handler = operation(probeWrite, {
+      handle: async ({ body }) => {
+        trace.steps.push('handler started');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        trace.steps.push('handler done');
+        return { id: 1, name: body.name };
+      },
+      idempotency: recordingRunner().runner,
+    });
+    const authorizer = customer(1);
+    expect((await invoke(handler, post('{"name":"Dog"}', authorizer))).status).toBe(201);
+    expect(trace.steps).toEqual(['count sent', 'count answered', 'handler started', 'metric', 'handler done']);
+    trace.steps = [];
+    expect((await invoke(handler, post('{"name":"Dog"}', authorizer))).status).toBe(429);
+    expect(trace.steps).toEqual(['count sent', 'count answered', 'metric']);
+  });
+
+  it('a request without a caller is answered 401 before anything is counted', async () => {
+    const handler = operation(probeRead, async () => ({ ok: true }));
+    expect((await invoke(handler, get(null))).status).toBe(401);
+    expect(trace.steps).toEqual([]);
+  });
+
+  it('a bad body is answered after admission, so it counts; once refused, a bad body is 429', async () => {
+    const authorizer = customer(2);
+    const handler = operation(probeWrite, {
+      handle: async ({ body }) => ({ id: 1, name: body.name }),
+      idempotency: recordingRunner().runner,
+    });
+    const first = await invoke(handler, post('{"name":', authorizer));
+    expect([first.status, first.headers['X-RateLimit-Remaining']]).toEqual([400, '1']);
+    const second = await invoke(handler, post('{"colour":"red"}', authorizer));
+    expect([second.status, second.headers['X-RateLimit-Remaining']]).toEqual([400, '0']);
+    expect((await invoke(handler, post('{"name":', authorizer))).body).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED' });
+  });
+
+  it('a body holding __proto__ (which the JSON parser refuses) is checked by the schema like any unknown field', async () => {
+    const handler = operation(probeWrite, {
+      handle: async ({ body }) => ({ id: 1, name: body.name }),
+      idempotency: recordingRunner().runner,
+    });
+    const proto = await invoke(handler, post('{"name":"Dog","__proto__":{"admin":true}}'));
+    expect(proto.body).toEqual({
+      code: 'VALIDATION_FAILED',
+      message: 'Unknown field "__proto__": a NewCategory has only "name" and "description"',
+      status: 400,
+    });
+    const withConstructor = await invoke(handler, post('{"name":"Dog","constructor":{"prototype":{}}}'));
+    expect(withConstructor.body).toMatchObject({ message: expect.stringMatching(/^Unknown field "constructor"/) });
+    expect(Object.prototype).not.toHaveProperty('admin');
+  });
+
+  it('the runner gets the JSON as sent (the fingerprint), the handler the schema’s output; without a key no runner', async () => {
+    const { runner, seen } = recordingRunner();
+    let given: unknown;
+    const handler = operation(probeWrite, {
+      handle: async ({ body }) => {
+        given = body;
+        return { id: 3, name: body.name };
+      },
+      idempotency: runner,
+    });
+    const answer = await invoke(handler, post('{ "name" : "  Dog  " }', customer(), 'key-1'));
+    expect(answer.status).toBe(201);
+    expect(seen.request).toMatchObject({ key: 'key-1', body: { name: '  Dog  ' } });
+    expect(given).toEqual({ name: 'Dog' });
+    expect(seen.result).toEqual({ status: 201, body: { id: 3, name: 'Dog' }, headers: {} });
+
+    seen.request = undefined;
+    expect((await invoke(handler, post('{"name":"Cat"}'))).status).toBe(201);
+    expect(seen.request).toBeUndefined();
+  });
+
+  it('a 4xx the handler throws is its result (what a key remembers); a 5xx stays an error, answered by finish', async () => {
+    const taken = recordingRunner();
+    const refusing = operation(probeWrite, { handle: () => Promise.reject(new CategoryExists('taken')), idempotency: taken.runner });
+    expect((await invoke(refusing, post('{"name":"Dog"}', customer(), 'k'))).status).toBe(409);
+    expect(taken.seen.result).toEqual({ status: 409, body: { code: 'CATEGORY_EXISTS', message: 'taken', status: 409 }, headers: {} });
+
+    const broken = recordingRunner();
+    const failing = operation(probeWrite, { handle: () => Promise.reject(new TypeError('boom')), idempotency: broken.runner });
+    expect((await invoke(failing, post('{"name":"Dog"}', customer(), 'k'))).status).toBe(500);
+    expect(broken.seen.result).toBeUndefined();
+    expect(broken.seen.error).toMatchObject({ code: 'INTERNAL_ERROR' });
+  });
+});
