@@ -9,8 +9,12 @@ import { createCategory } from '../lib/routes.js';
 
 const categories = categoryStore(documentClient(), tableName('CATEGORIES_TABLE'));
 
-export const handler = operation(createCategory, async (_event, { body }) => json(201, await categories.create(body)), {
-  idempotency: idempotentRunner(createCategory),
-  // A new instance reads the id counter while the request waits for admission (lib/categories/store.ts).
-  prepare: categories.prepare,
-});
+export const handler = operation(
+  createCategory,
+  async (_event, { body, auth }) => json(201, await categories.create(body, auth.customerId)),
+  {
+    idempotency: idempotentRunner(createCategory),
+    // A new instance reads the id counter while the request waits for admission (lib/categories/store.ts).
+    prepare: categories.prepare,
+  },
+);

@@ -1,0 +1,56 @@
+/**
+ * The items of the categories table, by key. One table holds them all, so that one transaction covers every item a
+ * change touches:
+ *   { pk: "COUNTER", sk: 0, lastId, deleted? }      the last id handed out, and how many categories were deleted
+ *   { pk: "CATEGORY", sk: <id>, id, name, description?, createdBy?, createdAt }
+ *                                                    a category; a Query on pk lists them in id order
+ *   { pk: "NAME#<lower-case name>", sk: 0, categoryId }
+ *                                                    the reservation of the name compared ignoring case only
+ *   { pk: "FOLDED#<NFKC_Casefold name>", sk: 0, categoryId }
+ *                                                    the reservation of the name under the uniqueness rule
+ *   { pk: "CREATOR#<customerId>", sk: 0, held }      how many categories a customer created and still holds
+ * Both name reservations are written, so that the release before this one, which knows NAME# alone, still sees every
+ * name taken while it runs beside this one during a rollout, or again after a rollback. Categories created before
+ * `createdBy` existed have no creator and count against no customer's allowance.
+ */
+import { createHash } from 'node:crypto';
+import { nfkcCasefold } from '../unicode/nfkc-casefold.js';
+
+export const COUNTER_KEY = { pk: 'COUNTER', sk: 0 } as const;
+export const CATEGORY_PK = 'CATEGORY';
+export const LEGACY_NAME_PREFIX = 'NAME#';
+export const FOLDED_NAME_PREFIX = 'FOLDED#';
+export const HASHED_NAME_PREFIX = 'FOLDED-SHA256#';
+export const CREATOR_PREFIX = 'CREATOR#';
+
+export type ItemKey = { pk: string; sk: number };
+
+/**
+ * A partition key may be 2,048 bytes. A name of 100 code points is at most 400 bytes of UTF-8, but NFKC_Casefold
+ * may expand a code point to 18 (U+FDFA): a folded name longer than this is reserved under its SHA-256 instead.
+ */
+const FOLDED_KEY_MAX_BYTES = 1_024;
+
+export const categoryKey = (id: number): ItemKey => ({ pk: CATEGORY_PK, sk: id });
+export const creatorKey = (customerId: string): ItemKey => ({ pk: `${CREATOR_PREFIX}${customerId}`, sk: 0 });
+
+/** The name compared ignoring case only, after trimming and NFC: the reservation the previous release reads. */
+export function legacyNameKey(name: string): string {
+  return name.normalize('NFC').trim().toLowerCase().normalize('NFC');
+}
+
+/** The name as uniqueness compares it: trimmed, then NFKC_Casefold (`Straße` and `STRASSE` are one name). */
+export function foldedName(name: string): string {
+  return nfkcCasefold(name.normalize('NFC').trim());
+}
+
+export function legacyReservationKey(name: string): ItemKey {
+  return { pk: `${LEGACY_NAME_PREFIX}${legacyNameKey(name)}`, sk: 0 };
+}
+
+export function foldedReservationKey(name: string): ItemKey {
+  const folded = foldedName(name);
+  return Buffer.byteLength(folded) <= FOLDED_KEY_MAX_BYTES
+    ? { pk: `${FOLDED_NAME_PREFIX}${folded}`, sk: 0 }
+    : { pk: `${HASHED_NAME_PREFIX}${createHash('sha256').update(folded).digest('hex')}`, sk: 0 };
+}
