@@ -51,6 +51,7 @@ export class PetStoreStack extends Stack {
       operations: {
         banSeconds: settings.banSeconds,
         usageRetentionDays: settings.usageRetentionDays,
+        categoryAllowance: settings.categoryAllowance,
         deprecation: { deprecatedAt: settings.petsDeprecatedAt, sunsetAt: settings.petsSunsetAt, docsUrl: settings.docsUrl },
       },
       customDomain: domainName && certificateArn ? { domainName, certificateArn } : undefined,

@@ -19,6 +19,8 @@ export interface OperationSettings {
   readonly banSeconds: number;
   /** Days a customer's daily usage is kept (USAGE_RETENTION_DAYS): the TTL the rate limiter gives what it writes. */
   readonly usageRetentionDays: number;
+  /** How many categories one customer may hold (CATEGORY_ALLOWANCE), told to the operations that write categories. */
+  readonly categoryAllowance: number;
   /** The deprecated operations' dates and documentation link (PETS_DEPRECATED_AT, PETS_SUNSET_AT, DOCS_URL). */
   readonly deprecation: { readonly deprecatedAt: string; readonly sunsetAt: string; readonly docsUrl: string };
 }
@@ -48,6 +50,7 @@ export class OperationFunction extends ApiFunction {
         PETS_DEPRECATED_AT: settings.deprecation.deprecatedAt,
         PETS_SUNSET_AT: settings.deprecation.sunsetAt,
         DOCS_URL: settings.deprecation.docsUrl,
+        ...(route.tables.categories === 'write' ? { CATEGORY_ALLOWANCE: String(settings.categoryAllowance) } : {}),
       } satisfies FunctionEnvironment,
     });
     this.route = route;

@@ -152,6 +152,8 @@ describe.each(STAGES)('the %s stack', (stage) => {
           'POWERTOOLS_SERVICE_NAME',
           'STAGE',
           'USAGE_RETENTION_DAYS',
+          // Only a function that creates categories is told each customer's allowance of them.
+          ...(route.tables.categories === 'write' ? ['CATEGORY_ALLOWANCE'] : []),
           ...tableVars,
         ].sort(),
       );
@@ -160,6 +162,7 @@ describe.each(STAGES)('the %s stack', (stage) => {
       expect(variables.POWERTOOLS_METRICS_NAMESPACE).toBe(metricsNamespace(stage));
       expect(variables.BAN_SECONDS).toBe('900');
       expect(variables.USAGE_RETENTION_DAYS).toBe('400');
+      if (route.tables.categories === 'write') expect(variables.CATEGORY_ALLOWANCE).toBe('100');
       for (const t of TABLES.filter((t) => t.id in route.tables)) expect(variables[t.envVar]).toEqual({ Ref: tableLogicalId(stage, t.id) });
     });
 
