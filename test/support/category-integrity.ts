@@ -15,15 +15,17 @@ import {
   legacyReservationKey,
 } from '../../lib/categories/keys.js';
 
+/** A category as the API shows it. */
 export interface StoredCategory {
   id: number;
   name: string;
   description?: string;
-  createdBy?: string;
 }
 
 export interface TableIntegrity {
   categories: StoredCategory[];
+  /** Who created each category, by id (none: stored before creators were recorded). */
+  createdBy: Map<number, string>;
   lastId: number;
   deleted: number;
   /** Legacy (NAME#) reservations. */
@@ -45,15 +47,15 @@ export async function scanTable(db: DynamoDBDocumentClient, table: string): Prom
 export async function categoryIntegrity(db: DynamoDBDocumentClient, table: string): Promise<TableIntegrity> {
   const items = await scanTable(db, table);
   const problems: string[] = [];
-  const categories: StoredCategory[] = items
-    .filter((i) => i.pk === 'CATEGORY')
+  const categoryItems = items.filter((i) => i.pk === 'CATEGORY');
+  const categories: StoredCategory[] = categoryItems
     .map((i) => ({
       id: Number(i.sk),
       name: String(i.name),
       ...(typeof i.description === 'string' ? { description: i.description } : {}),
-      ...(typeof i.createdBy === 'string' ? { createdBy: i.createdBy } : {}),
     }))
     .sort((a, b) => a.id - b.id);
+  const createdBy = new Map(categoryItems.flatMap((i) => (typeof i.createdBy === 'string' ? [[Number(i.sk), i.createdBy] as const] : [])));
   const byId = new Map(categories.map((c) => [c.id, c]));
   const pk = (i: Record<string, unknown>) => String(i.pk);
   const reservationsOf = (...prefixes: string[]) =>
@@ -77,10 +79,10 @@ export async function categoryIntegrity(db: DynamoDBDocumentClient, table: strin
   const creators = items.filter((i) => pk(i).startsWith(CREATOR_PREFIX));
   for (const creator of creators) {
     const customerId = pk(creator).slice(CREATOR_PREFIX.length);
-    const count = categories.filter((c) => c.createdBy === customerId).length;
+    const count = [...createdBy.values()].filter((c) => c === customerId).length;
     if (Number(creator.held) !== count) problems.push(`customer ${customerId} is counted as holding ${creator.held}, but holds ${count}`);
   }
-  for (const customerId of new Set(categories.flatMap((c) => (c.createdBy ? [c.createdBy] : [])))) {
+  for (const customerId of new Set(createdBy.values())) {
     if (!creators.some((i) => pk(i) === `${CREATOR_PREFIX}${customerId}`))
       problems.push(`customer ${customerId} holds categories but has no count`);
   }
@@ -95,5 +97,5 @@ export async function categoryIntegrity(db: DynamoDBDocumentClient, table: strin
   const known = [LEGACY_NAME_PREFIX, FOLDED_NAME_PREFIX, HASHED_NAME_PREFIX, CREATOR_PREFIX];
   const unknown = items.filter((i) => i.pk !== 'CATEGORY' && i.pk !== 'COUNTER' && !known.some((p) => pk(i).startsWith(p)));
   if (unknown.length) problems.push(`${unknown.length} items of unknown kind`);
-  return { categories, lastId, deleted, reservations: legacy.size, problems };
+  return { categories, createdBy, lastId, deleted, reservations: legacy.size, problems };
 }
