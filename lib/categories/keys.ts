@@ -11,11 +11,8 @@
  *   { pk: "CREATOR#<customerId>", sk: 0, held }      how many categories a customer created and still holds
  * Both name reservations are written, so that the release before this one, which knows NAME# alone, still sees every
  * name taken while it runs beside this one during a rollout, or again after a rollback. Categories created before
- * `createdBy` existed have no creator and count against no customer's allowance.
+ * `createdBy` existed have no creator and count against no customer's allowance. The names' keys are names.ts's.
  */
-import { createHash } from 'node:crypto';
-import { nfkcCasefold } from '../unicode/nfkc-casefold.js';
-
 export const COUNTER_KEY = { pk: 'COUNTER', sk: 0 } as const;
 export const CATEGORY_PK = 'CATEGORY';
 export const LEGACY_NAME_PREFIX = 'NAME#';
@@ -25,32 +22,5 @@ export const CREATOR_PREFIX = 'CREATOR#';
 
 export type ItemKey = { pk: string; sk: number };
 
-/**
- * A partition key may be 2,048 bytes. A name of 100 code points is at most 400 bytes of UTF-8, but NFKC_Casefold
- * may expand a code point to 18 (U+FDFA): a folded name longer than this is reserved under its SHA-256 instead.
- */
-const FOLDED_KEY_MAX_BYTES = 1_024;
-
 export const categoryKey = (id: number): ItemKey => ({ pk: CATEGORY_PK, sk: id });
 export const creatorKey = (customerId: string): ItemKey => ({ pk: `${CREATOR_PREFIX}${customerId}`, sk: 0 });
-
-/** The name compared ignoring case only, after trimming and NFC: the reservation the previous release reads. */
-export function legacyNameKey(name: string): string {
-  return name.normalize('NFC').trim().toLowerCase().normalize('NFC');
-}
-
-/** The name as uniqueness compares it: trimmed, then NFKC_Casefold (`Straße` and `STRASSE` are one name). */
-export function foldedName(name: string): string {
-  return nfkcCasefold(name.normalize('NFC').trim());
-}
-
-export function legacyReservationKey(name: string): ItemKey {
-  return { pk: `${LEGACY_NAME_PREFIX}${legacyNameKey(name)}`, sk: 0 };
-}
-
-export function foldedReservationKey(name: string): ItemKey {
-  const folded = foldedName(name);
-  return Buffer.byteLength(folded) <= FOLDED_KEY_MAX_BYTES
-    ? { pk: `${FOLDED_NAME_PREFIX}${folded}`, sk: 0 }
-    : { pk: `${HASHED_NAME_PREFIX}${createHash('sha256').update(folded).digest('hex')}`, sk: 0 };
-}

@@ -1,24 +1,21 @@
 /**
- * What the functions do with categories: list them, and create one. A create is one transaction over every item it
- * touches (keys.ts): the counter moves from n to n+1 only if the name is free under both reservations, the creator
- * is within its allowance and the category is written, so ids are never reused, nothing is ever half-written, and
- * neither the environment's cap nor a customer's allowance can be passed by racing creates. The operators' changes
- * (rename, delete) are moderation.ts's. Built like every store: a factory over a document client and the table's name.
+ * What createCategory does: create a category, in one transaction over every item it touches (keys.ts). The
+ * counter moves from n to n+1 only if the name is free under both reservations, the creator is within its allowance
+ * and the category is written, so ids are never reused, nothing is ever half-written, and neither the environment's
+ * cap nor a customer's allowance can be passed by racing creates. Listing is list.ts's (here too, for callers that
+ * do both); the operators' changes (rename, delete) are moderation.ts's. Built like every store: a factory over a
+ * document client and the table's name.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  QueryCommand,
-  type QueryCommandOutput,
-  TransactWriteCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { nowMs } from '../clock.js';
 import { config } from '../config.js';
 import { type RetryPolicy, retrying } from '../dynamo/backoff.js';
 import { CategoryContention, CategoryExists, CategoryLimitReached } from './errors.js';
-import { CATEGORY_PK, COUNTER_KEY, categoryKey, creatorKey, foldedReservationKey, legacyReservationKey } from './keys.js';
+import { COUNTER_KEY, categoryKey, creatorKey } from './keys.js';
+import { categoryList } from './list.js';
+import { foldedReservationKey, legacyReservationKey } from './names.js';
 import { CATEGORY_CAP, type Category, type NewCategory } from './schema.js';
 
 /** A create whose guess of the counter was stale: the counter's value is learnt from the failure. */
@@ -96,24 +93,6 @@ export function categoryStore(db: DynamoDBDocumentClient, table: string, options
       },
       () => undefined,
     );
-  }
-
-  async function list(): Promise<Category[]> {
-    const categories: Category[] = [];
-    let startKey: QueryCommandOutput['LastEvaluatedKey'];
-    do {
-      const page = await db.send(
-        new QueryCommand({
-          TableName: table,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': CATEGORY_PK },
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      for (const item of page.Items ?? []) categories.push(toCategory(item));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return categories;
   }
 
   /** One attempt at creating with the next id after the last one known: the category, or why not. */
@@ -212,15 +191,7 @@ export function categoryStore(db: DynamoDBDocumentClient, table: string, options
     }
   }
 
-  return { list, create, prepare };
+  return { list: categoryList(db, table).list, create, prepare };
 }
 
 export type CategoryStore = ReturnType<typeof categoryStore>;
-
-function toCategory(item: Record<string, unknown>): Category {
-  return {
-    id: Number(item.id),
-    name: String(item.name),
-    ...(typeof item.description === 'string' ? { description: item.description } : {}),
-  };
-}
