@@ -9,7 +9,7 @@ import { createCategory } from '../lib/routes.js';
 const categories = categoryStore(documentClient(), tableName('CATEGORIES_TABLE'));
 
 export const handler = operation(createCategory, {
-  handle: ({ body }) => categories.create(body),
+  handle: ({ body, caller }) => categories.create(body, caller.customerId),
   idempotency: idempotentRunner(createCategory),
   // A new instance reads the id counter while the request waits for admission (lib/categories/store.ts).
   prepare: categories.prepare,

@@ -1,10 +1,10 @@
 /** listCategories: GET /categories — every category, ascending id. */
-import { categoryStore } from '../lib/categories/store.js';
+import { categoryList } from '../lib/categories/list.js';
 import { tableName } from '../lib/config.js';
 import { documentClient } from '../lib/dynamo/client.js';
 import { operation } from '../lib/http/operation.js';
 import { listCategories } from '../lib/routes.js';
 
-const categories = categoryStore(documentClient(), tableName('CATEGORIES_TABLE'));
+const categories = categoryList(documentClient(), tableName('CATEGORIES_TABLE'));
 
 export const handler = operation(listCategories, () => categories.list());

@@ -5,6 +5,7 @@
  */
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import * as v from 'valibot';
+import { CATEGORY_ALLOWANCE_DEFAULT, CATEGORY_CAP } from '../lib/categories/limits.js';
 import { DEPRECATION_DEFAULTS, sunsetProblem } from '../lib/deprecation.js';
 import { type Stage, THROTTLE_DEFAULTS } from '../lib/stacks.js';
 import { DEPLOYMENT_CONFIGS, type DeploymentConfigName } from './constructs/gradual-deployment.js';
@@ -51,6 +52,11 @@ export const StageSettingsSchema = v.pipe(
     authorizerCacheTtlSeconds: wholeNumber(0, 3600, 60),
     /** Length of a temporary ban (BAN_SECONDS of the functions). */
     banSeconds: wholeNumber(1, 86_400, 900),
+    /**
+     * How many categories one customer may hold in the stage (CATEGORY_ALLOWANCE of the functions that create them),
+     * at most the environment's cap; deleting a category gives its place back.
+     */
+    categoryAllowance: wholeNumber(1, CATEGORY_CAP, CATEGORY_ALLOWANCE_DEFAULT),
     /** Days each customer's daily usage is kept after the day ends (USAGE_RETENTION_DAYS of the functions). */
     usageRetentionDays: wholeNumber(1, 3653, 400),
     /**

@@ -71,6 +71,7 @@ export class PetStoreStack extends Stack {
       operations: {
         banSeconds: settings.banSeconds,
         usageRetentionDays: settings.usageRetentionDays,
+        categoryAllowance: settings.categoryAllowance,
         deprecationVariables: {
           PETS_DEPRECATED_AT: settings.petsDeprecatedAt,
           PETS_SUNSET_AT: settings.petsSunsetAt,

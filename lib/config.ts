@@ -6,6 +6,7 @@
  * OpenAPI writer import modules that never need a STAGE.
  */
 import * as v from 'valibot';
+import { CATEGORY_ALLOWANCE_DEFAULT, CATEGORY_CAP } from './categories/limits.js';
 import type { TableSpec } from './dynamo/tables.js';
 
 const tableVariable = v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_.-]{3,255}$/, 'is not a DynamoDB table name')));
@@ -46,6 +47,12 @@ export const EnvSchema = v.object({
   DYNAMODB_ENDPOINT: optionalText(v.pipe(v.string(), v.url('DYNAMODB_ENDPOINT must be a URL'))),
   AWS_REGION: v.optional(v.string()),
   BAN_SECONDS: wholeNumber('900'),
+  /** How many categories one customer may hold (lib/categories/store.ts); up to the environment's cap. */
+  CATEGORY_ALLOWANCE: v.pipe(
+    wholeNumber(String(CATEGORY_ALLOWANCE_DEFAULT)),
+    v.minValue(1, 'CATEGORY_ALLOWANCE must be at least 1'),
+    v.maxValue(CATEGORY_CAP, `CATEGORY_ALLOWANCE must be at most ${CATEGORY_CAP}, the environment's cap`),
+  ),
   /** Days a customer's daily usage is kept after the day ends (lib/usage/history.ts). */
   USAGE_RETENTION_DAYS: v.pipe(wholeNumber('400'), v.minValue(1, 'USAGE_RETENTION_DAYS must be at least 1')),
   ...DOCS_URL_VARIABLES,

@@ -26,6 +26,8 @@ export interface OperationSettings {
    * operation's dates reach its own function only; a variable the stage gives no value keeps the route's default.
    */
   readonly deprecationVariables: Readonly<DeprecationOverrides>;
+  /** How many categories one customer may hold (CATEGORY_ALLOWANCE), told to the operations that write categories. */
+  readonly categoryAllowance: number;
 }
 
 export interface OperationFunctionProps extends FunctionLogProps, FunctionConcurrencyProps {
@@ -57,6 +59,7 @@ export class OperationFunction extends ApiFunction {
             return value === undefined ? [] : [[name, value]];
           }),
         ),
+        ...(route.tables.categories === 'write' ? { CATEGORY_ALLOWANCE: String(settings.categoryAllowance) } : {}),
       } satisfies FunctionEnvironment,
     });
     this.route = route;

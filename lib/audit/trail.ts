@@ -1,8 +1,12 @@
 /**
  * The audit trail of the admin CLI: every change it makes (a plan set, a key created, rolled or revoked, a customer
- * suspended or resumed, a ban lifted), who made it, when, and what changed from what. Never a key or a key hash:
- * keys appear by their public keyId. One item per change in the audit table, by customer and time:
- *   { customerId, sk: "<ISO time>#<random>", at, actor, action, keyId?, changes: { <field>: { from, to } }, reason? }
+ * suspended or resumed, a ban lifted, a category renamed or deleted), who made it, when, and what changed from what.
+ * Never a key or a key hash: keys appear by their public keyId. One item per change in the audit table, by customer
+ * and time:
+ *   { customerId, sk: "<ISO time>#<random>", at, actor, action, keyId?, categoryId?, changes: { <field>: { from, to } },
+ *     reason? }
+ * A category's change is recorded under the customer that created it, so `audit --customer C` shows what was done to
+ * C's categories, or under NO_CUSTOMER for a category stored before creators were recorded.
  *
  * A record is written in the same transaction as the change it records (lib/auth/admin-change.ts, `also`): no change
  * without its record, no record without its change. The exception is `unban`, whose write belongs to the rate
@@ -13,8 +17,21 @@ import { type DynamoDBDocumentClient, PutCommand, QueryCommand, type QueryComman
 import * as v from 'valibot';
 import type { TransactItem } from '../auth/admin-change.js';
 
-export const AUDIT_ACTIONS = ['plan-change', 'key-create', 'key-roll', 'key-revoke', 'suspend', 'resume', 'unban'] as const;
+export const AUDIT_ACTIONS = [
+  'plan-change',
+  'key-create',
+  'key-roll',
+  'key-revoke',
+  'suspend',
+  'resume',
+  'unban',
+  'category-rename',
+  'category-delete',
+] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/** The partition of changes to a category without a recorded creator: no customer id can be "-" (lib/cli/args.ts). */
+export const NO_CUSTOMER = '-';
 
 const ValueSchema = v.nullable(v.union([v.string(), v.number(), v.boolean()]));
 const ChangesSchema = v.record(v.string(), v.object({ from: ValueSchema, to: ValueSchema }));
@@ -27,8 +44,11 @@ const AuditItemSchema = v.object({
   at: v.string(),
   /** The OS user locally; the caller's AWS identity ARN with --aws. */
   actor: v.string(),
-  action: v.picklist(AUDIT_ACTIONS),
+  // Read as any name, not only those of AUDIT_ACTIONS: a record written by a later release, with an action this one
+  // does not know, must not make the whole trail unreadable (as a closed list of actions would).
+  action: v.string(),
   keyId: v.optional(v.string()),
+  categoryId: v.optional(v.number()),
   changes: ChangesSchema,
   reason: v.optional(v.string()),
 });
@@ -38,6 +58,7 @@ export interface AuditInput {
   action: AuditAction;
   customerId: string;
   keyId?: string;
+  categoryId?: number;
   changes: Changes;
   reason?: string;
 }
@@ -68,6 +89,7 @@ export function auditTrail(db: DynamoDBDocumentClient, table: string, actor: str
       actor,
       action: input.action,
       ...(input.keyId ? { keyId: input.keyId } : {}),
+      ...(input.categoryId !== undefined ? { categoryId: input.categoryId } : {}),
       changes: input.changes,
       ...(input.reason ? { reason: input.reason } : {}),
     };

@@ -3,33 +3,43 @@ import * as v from 'valibot';
 
 export const NAME_MAX = 100;
 export const DESCRIPTION_MAX = 500;
-/**
- * At most this many categories per environment. Worst case a category serialises to about 3.5 KB (100
- * four-byte characters of name, 500 escaped characters of description), so a full list stays near 3.5 MB, under
- * Lambda's 6 MB response limit; typical lists are a few KB.
- */
-export const CATEGORY_CAP = 1_000;
+export { CATEGORY_ALLOWANCE_DEFAULT, CATEGORY_CAP } from './limits.js';
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the rule is exactly "no control characters"
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/u;
+/**
+ * What a reader cannot see: format characters (Cf: zero-width spaces and joiners, bidirectional controls, the BOM),
+ * the rest of Default_Ignorable_Code_Point (variation selectors, Hangul fillers, …) and the line and paragraph
+ * separators. A name holding one would look like another, or display reversed.
+ */
+const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}\p{Zl}\p{Zp}]/u;
 const codePoints = (s: string) => [...s].length;
+const codePointName = (ch: string) => `U+${(ch.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
+
+/** A category's name as NewCategory takes it; the admin CLI's rename takes it by the same rules and messages. */
+export const CategoryNameSchema = v.pipe(
+  v.string('"name" must be a string'),
+  // Read by the OpenAPI document only: JSON Schema cannot say "after trimming", nor count code points.
+  v.metadata({ minLength: 1, maxLength: NAME_MAX }),
+  v.description(
+    `Trimmed and NFC-normalised, then 1 to ${NAME_MAX} characters (Unicode code points), with no control characters and no invisible ones (format characters such as zero-width spaces and bidirectional controls, other default-ignorable characters, line and paragraph separators). Unique per environment, compared after NFKC normalisation and full case folding (NFKC_Casefold): "Straße" and "STRASSE", or "ﬁsh" and "fish", are one name.`,
+  ),
+  v.examples(['Dog']),
+  v.trim(),
+  v.normalize('NFC'),
+  v.check((s) => s.length > 0, '"name" must not be empty or only white space'),
+  v.check((s) => codePoints(s) <= NAME_MAX, `"name" must be at most ${NAME_MAX} characters`),
+  v.check((s) => !CONTROL.test(s), '"name" must not contain control characters'),
+  v.check(
+    (s) => !INVISIBLE.test(s),
+    (issue) =>
+      `"name" must not contain invisible characters such as zero-width spaces or bidirectional controls (found ${codePointName(INVISIBLE.exec(String(issue.input))?.[0] ?? '')})`,
+  ),
+);
 
 const NewCategoryFields = v.strictObject(
   {
-    name: v.pipe(
-      v.string('"name" must be a string'),
-      // Read by the OpenAPI document only: JSON Schema cannot say "after trimming", nor count code points.
-      v.metadata({ minLength: 1, maxLength: NAME_MAX }),
-      v.description(
-        `Trimmed and NFC-normalised, then 1 to ${NAME_MAX} characters (Unicode code points), no control characters. Unique per environment, compared ignoring case.`,
-      ),
-      v.examples(['Dog']),
-      v.trim(),
-      v.normalize('NFC'),
-      v.check((s) => s.length > 0, '"name" must not be empty or only white space'),
-      v.check((s) => codePoints(s) <= NAME_MAX, `"name" must be at most ${NAME_MAX} characters`),
-      v.check((s) => !CONTROL.test(s), '"name" must not contain control characters'),
-    ),
+    name: CategoryNameSchema,
     description: v.optional(
       v.pipe(
         v.string('"description" must be a string'),
@@ -63,8 +73,3 @@ export const CategorySchema = v.object({
   description: v.optional(v.pipe(v.string(), v.metadata({ maxLength: DESCRIPTION_MAX }), v.description('Omitted when not set.'))),
 });
 export type Category = v.InferOutput<typeof CategorySchema>;
-
-/** Names are unique per environment, compared case-insensitively after trimming and NFC normalisation. */
-export function nameKey(name: string): string {
-  return name.normalize('NFC').trim().toLowerCase().normalize('NFC');
-}

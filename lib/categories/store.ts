@@ -1,27 +1,22 @@
 /**
- * Category storage. One table holds three kinds of item:
- *   { pk: "COUNTER", sk: 0, lastId }              the last id handed out
- *   { pk: "CATEGORY", sk: <id>, id, name, ... }   a category; a Query on pk lists them in id order
- *   { pk: "NAME#<lower-case name>", sk: 0 }       the reservation that makes names unique
- * A create is one transaction over all three: the counter moves from n to n+1 only if the name is free and the
- * category is written, so ids are gapless, never reused, and nothing is ever half-written. Built like every store:
- * a factory over a document client and the table's name.
+ * What createCategory does: create a category, in one transaction over every item it touches (keys.ts). The
+ * counter moves from n to n+1 only if the name is free under both reservations, the creator is within its allowance
+ * and the category is written, so ids are never reused, nothing is ever half-written, and neither the environment's
+ * cap nor a customer's allowance can be passed by racing creates. Listing is list.ts's (here too, for callers that
+ * do both); the operators' changes (rename, delete) are moderation.ts's. Built like every store: a factory over a
+ * document client and the table's name.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  QueryCommand,
-  type QueryCommandOutput,
-  TransactWriteCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { nowMs } from '../clock.js';
+import { config } from '../config.js';
 import { type RetryPolicy, retrying } from '../dynamo/backoff.js';
 import { CategoryContention, CategoryExists, CategoryLimitReached } from './errors.js';
-import { CATEGORY_CAP, type Category, type NewCategory, nameKey } from './schema.js';
-
-const COUNTER_KEY = { pk: 'COUNTER', sk: 0 };
+import { COUNTER_KEY, categoryKey, creatorKey } from './keys.js';
+import { categoryList } from './list.js';
+import { foldedReservationKey, legacyReservationKey } from './names.js';
+import { CATEGORY_CAP, type Category, type NewCategory } from './schema.js';
 
 /** A create whose guess of the counter was stale: the counter's value is learnt from the failure. */
 class StaleGuess extends Error {}
@@ -31,7 +26,7 @@ class StaleGuess extends Error {}
  * guess was stale, or its transaction conflicted with another's at the same moment) tries again after a jittered
  * wait that spreads the racers: 20 ms doubling, at most 200 ms, up to 200 attempts before it answers
  * CATEGORY_CONTENTION. A first guess found stale goes again at once: another instance created one first, and the
- * corrected guess is right unless it keeps creating. A name taken or the cap reached is answered at once.
+ * corrected guess is right unless it keeps creating. A name taken or a limit reached is answered at once.
  */
 const RACING_CREATES: RetryPolicy = {
   attempts: 200,
@@ -41,21 +36,44 @@ const RACING_CREATES: RetryPolicy = {
   firstRetryAtOnce: (error) => error instanceof StaleGuess,
 };
 
-export function categoryStore(db: DynamoDBDocumentClient, table: string) {
+/** The counter as last seen: the last id handed out, and how many categories have been deleted since the first. */
+interface Counter {
+  lastId: number;
+  deleted: number;
+}
+
+const counterOf = (item: Record<string, unknown> | undefined): Counter => ({
+  lastId: typeof item?.lastId === 'number' ? item.lastId : 0,
+  deleted: typeof item?.deletedCount === 'number' ? item.deletedCount : 0,
+});
+
+/** Categories the environment holds: ids are never reused, so those handed out less those deleted. */
+const held = (counter: Counter) => counter.lastId - counter.deleted;
+
+const environmentFull = () =>
+  new CategoryLimitReached(`This environment already holds the maximum of ${CATEGORY_CAP} categories; no more can be created`);
+
+export interface CategoryStoreOptions {
+  /** How many categories one customer may hold; by default the function's CATEGORY_ALLOWANCE. */
+  allowance?: number;
+}
+
+export function categoryStore(db: DynamoDBDocumentClient, table: string, options: CategoryStoreOptions = {}) {
+  const allowance = options.allowance ?? config().CATEGORY_ALLOWANCE;
   /**
-   * The last id this store saw. A warm function usually guesses right and creates in one round trip; a wrong
-   * guess costs one more, because the failed condition returns the counter's real value. A new instance has seen
-   * nothing: it reads the counter (a GetItem, one read unit) instead of learning it from a transaction that fails
-   * (a write per item and the error's round trip), and `prepare` lets it read while the request waits for
+   * The counter as this store last saw it. A warm function usually guesses right and creates in one round trip; a
+   * wrong guess costs one more, because the failed condition returns the counter's real value. A new instance has
+   * seen nothing: it reads the counter (a GetItem, one read unit) instead of learning it from a transaction that
+   * fails (a write per item and the error's round trip), and `prepare` lets it read while the request waits for
    * admission, so a cold create costs no more round trips than a warm one.
    */
-  let lastKnownId: number | undefined;
-  let reading: Promise<number> | undefined;
+  let lastKnown: Counter | undefined;
+  let reading: Promise<Counter> | undefined;
 
-  function learnLastId(): Promise<number> {
+  function learnCounter(): Promise<Counter> {
     reading ??= db
-      .send(new GetCommand({ TableName: table, Key: COUNTER_KEY, ConsistentRead: true, ProjectionExpression: 'lastId' }))
-      .then(({ Item }) => (typeof Item?.lastId === 'number' ? Item.lastId : 0))
+      .send(new GetCommand({ TableName: table, Key: COUNTER_KEY, ConsistentRead: true, ProjectionExpression: 'lastId, deletedCount' }))
+      .then(({ Item }) => counterOf(Item))
       .finally(() => {
         reading = undefined;
       });
@@ -68,40 +86,22 @@ export function categoryStore(db: DynamoDBDocumentClient, table: string) {
    * a read that failed before the create began is made again by the create.
    */
   function prepare(): void {
-    if (lastKnownId !== undefined) return;
-    learnLastId().then(
-      (id) => {
-        lastKnownId ??= id;
+    if (lastKnown !== undefined) return;
+    learnCounter().then(
+      (counter) => {
+        lastKnown ??= counter;
       },
       () => undefined,
     );
   }
 
-  async function list(): Promise<Category[]> {
-    const categories: Category[] = [];
-    let startKey: QueryCommandOutput['LastEvaluatedKey'];
-    do {
-      const page = await db.send(
-        new QueryCommand({
-          TableName: table,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': 'CATEGORY' },
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      for (const item of page.Items ?? []) categories.push(toCategory(item));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return categories;
-  }
-
   /** One attempt at creating with the next id after the last one known: the category, or why not. */
-  async function createOnce(input: NewCategory, key: string): Promise<Category> {
-    const previous = lastKnownId ?? 0;
+  async function createOnce(input: NewCategory, createdBy: string): Promise<Category> {
+    const counter = lastKnown ?? { lastId: 0, deleted: 0 };
+    // Deletes only ever raise `deleted`, so a stale view of it can refuse too early, never admit too many.
+    if (held(counter) >= CATEGORY_CAP) throw environmentFull();
+    const previous = counter.lastId;
     const id = previous + 1;
-    if (id > CATEGORY_CAP) {
-      throw new CategoryLimitReached(`This environment already holds the maximum of ${CATEGORY_CAP} categories; no more can be created`);
-    }
     const category: Category = { id, name: input.name, ...(input.description !== undefined ? { description: input.description } : {}) };
     try {
       await db.send(
@@ -120,62 +120,78 @@ export function categoryStore(db: DynamoDBDocumentClient, table: string) {
             {
               Put: {
                 TableName: table,
-                Item: { pk: `NAME#${key}`, sk: 0, categoryId: id },
+                Item: { ...legacyReservationKey(input.name), categoryId: id },
                 ConditionExpression: 'attribute_not_exists(pk)',
-                ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
               },
             },
             {
               Put: {
                 TableName: table,
-                Item: { pk: 'CATEGORY', sk: id, ...category, createdAt: new Date(nowMs()).toISOString() },
+                Item: { ...foldedReservationKey(input.name), categoryId: id },
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+            {
+              Update: {
+                TableName: table,
+                Key: creatorKey(createdBy),
+                UpdateExpression: 'ADD #held :one',
+                ConditionExpression: 'attribute_not_exists(#held) OR #held < :allowance',
+                ExpressionAttributeNames: { '#held': 'held' },
+                ExpressionAttributeValues: { ':one': 1, ':allowance': allowance },
+              },
+            },
+            {
+              Put: {
+                TableName: table,
+                Item: { ...categoryKey(id), ...category, createdBy, createdAt: new Date(nowMs()).toISOString() },
                 ConditionExpression: 'attribute_not_exists(pk)',
               },
             },
           ],
         }),
       );
-      lastKnownId = id;
+      lastKnown = { lastId: id, deleted: counter.deleted };
       return category;
     } catch (error) {
       if (!(error instanceof TransactionCanceledException)) throw error;
-      const [counter, name] = error.CancellationReasons ?? [];
-      if (name?.Code === 'ConditionalCheckFailed') {
-        throw new CategoryExists(`A category named "${input.name}" already exists (names are compared ignoring case)`);
+      const [counterReason, legacyName, foldedName, creator] = error.CancellationReasons ?? [];
+      if (creator?.Code === 'ConditionalCheckFailed') {
+        throw new CategoryLimitReached(
+          `Your allowance of ${allowance} categories in this environment is used up (it counts the categories you created that still exist); no more can be created`,
+        );
       }
-      if (counter?.Code === 'ConditionalCheckFailed') {
-        const item = counter.Item ? unmarshall(counter.Item) : {};
-        lastKnownId = typeof item.lastId === 'number' ? item.lastId : 0;
+      if (legacyName?.Code === 'ConditionalCheckFailed' || foldedName?.Code === 'ConditionalCheckFailed') {
+        throw new CategoryExists(
+          `A category named "${input.name}" already exists (names are compared ignoring case and character variants: "Straße" and "STRASSE", or "ﬁsh" and "fish", are one name)`,
+        );
+      }
+      if (counterReason?.Code === 'ConditionalCheckFailed') {
+        lastKnown = counterOf(counterReason.Item ? unmarshall(counterReason.Item) : undefined);
         throw new StaleGuess('the counter moved', { cause: error });
       }
-      // TransactionConflict: another create touched the same items at the same moment.
+      // TransactionConflict: another create, or a delete, touched the same items at the same moment.
       throw error;
     }
   }
 
-  async function create(input: NewCategory): Promise<Category> {
-    const key = nameKey(input.name);
-    if (lastKnownId === undefined) {
-      const read = await learnLastId();
-      lastKnownId ??= read;
+  /** Creates a category on behalf of `createdBy`, the customer whose allowance it counts against. */
+  async function create(input: NewCategory, createdBy: string): Promise<Category> {
+    if (lastKnown === undefined) {
+      const read = await learnCounter();
+      lastKnown ??= read;
     }
+    // A delete may have made room since this instance last looked: look again before refusing.
+    if (held(lastKnown) >= CATEGORY_CAP) lastKnown = await learnCounter();
     try {
-      return await retrying(() => createOnce(input, key), RACING_CREATES);
+      return await retrying(() => createOnce(input, createdBy), RACING_CREATES);
     } catch (error) {
       if (RACING_CREATES.retryable(error)) throw new CategoryContention('Too many categories are being created at once; retry shortly');
       throw error;
     }
   }
 
-  return { list, create, prepare };
+  return { list: categoryList(db, table).list, create, prepare };
 }
 
 export type CategoryStore = ReturnType<typeof categoryStore>;
-
-function toCategory(item: Record<string, unknown>): Category {
-  return {
-    id: Number(item.id),
-    name: String(item.name),
-    ...(typeof item.description === 'string' ? { description: item.description } : {}),
-  };
-}

@@ -6,6 +6,10 @@ import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { parseStage, UsageError } from './args.js';
 import type { Command, FlagKinds, Invocation } from './command.js';
 import { audit } from './commands/audit.js';
+import { categoriesDelete } from './commands/categories-delete.js';
+import { categoriesList } from './commands/categories-list.js';
+import { categoriesRename } from './commands/categories-rename.js';
+import { categoriesReserveNames } from './commands/categories-reserve-names.js';
 import { customersList } from './commands/customers-list.js';
 import { customersResume } from './commands/customers-resume.js';
 import { customersSetPlan } from './commands/customers-set-plan.js';
@@ -33,6 +37,10 @@ export const COMMANDS: readonly Command[] = [
   usage,
   unban,
   audit,
+  categoriesList,
+  categoriesRename,
+  categoriesDelete,
+  categoriesReserveNames,
   verify,
 ];
 

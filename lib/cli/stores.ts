@@ -6,6 +6,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { auditTrail } from '../audit/trail.js';
 import { type AuthAdmin, authAdmin } from '../auth/admin.js';
 import type { Customer } from '../auth/records.js';
+import { categoryModeration } from '../categories/moderation.js';
 import { deprecatedCallStore } from '../rate-limit/deprecated-calls.js';
 import { dynamoRateLimiter } from '../rate-limit/dynamo-limiter.js';
 import { counterKeys } from '../rate-limit/shards.js';
@@ -22,6 +23,7 @@ export function stores(target: Target) {
     deprecatedCalls: deprecatedCallStore(db, target.tables.COUNTERS_TABLE),
     usage: usageHistory(db, target.tables.COUNTERS_TABLE, { counterKeys }),
     audit: auditTrail(db, target.tables.AUDIT_TABLE, target.actor),
+    categories: categoryModeration(db, target.tables.CATEGORIES_TABLE),
   };
 }
 

@@ -3,7 +3,7 @@
  * Numbers come from their definitions (body limit, category cap), never written again here.
  */
 
-import { CATEGORY_CAP } from '../categories/schema.js';
+import { CATEGORY_ALLOWANCE_DEFAULT, CATEGORY_CAP } from '../categories/schema.js';
 import { withThousands } from '../format.js';
 import { RETRY_AFTER_CODES } from '../http/answers.js';
 import { ERROR_STATUS, type ErrorCode } from '../http/errors.js';
@@ -34,12 +34,14 @@ export const ERROR_DOCS: Record<ErrorCode, { description: string; example: strin
   },
   METHOD_NOT_ALLOWED: { description: 'The path exists, the method does not.', example: 'The method is not allowed on this path' },
   CATEGORY_EXISTS: {
-    description: 'the name is taken (compared ignoring case).',
-    example: 'A category named "Dog" already exists (names are compared ignoring case)',
+    description:
+      'the name is taken: names are compared after NFKC normalisation and full case folding (NFKC_Casefold), so "Straße" and "STRASSE", or "ﬁsh" and "fish", are one name.',
+    example:
+      'A category named "STRASSE" already exists (names are compared ignoring case and character variants: "Straße" and "STRASSE", or "ﬁsh" and "fish", are one name)',
   },
   CATEGORY_LIMIT_REACHED: {
-    description: `the environment has ${withThousands(CATEGORY_CAP)} categories.`,
-    example: `This environment already holds the maximum of ${CATEGORY_CAP} categories; no more can be created`,
+    description: `the environment holds ${withThousands(CATEGORY_CAP)} categories, or the caller's customer holds its allowance of categories (${CATEGORY_ALLOWANCE_DEFAULT} unless the environment is configured otherwise; categories it created that still exist). The message says which.`,
+    example: `Your allowance of ${CATEGORY_ALLOWANCE_DEFAULT} categories in this environment is used up (it counts the categories you created that still exist); no more can be created`,
   },
   IDEMPOTENCY_IN_PROGRESS: {
     description: `a request with the same \`Idempotency-Key\` is still running; retry after \`Retry-After\` to get its answer (the claim of a request that died lapses within ${CLAIM_LAPSES_AFTER_SECONDS} s).`,

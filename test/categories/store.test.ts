@@ -35,17 +35,18 @@ function countedStore(failFirst?: string) {
 }
 
 const name = () => `Store ${randomUUID().slice(0, 8)}`;
+const CREATOR = `store-test-${randomUUID().slice(0, 8)}`;
 
 describe('category store: calls per create', () => {
   it('a new instance reads the counter once instead of failing a transaction to learn it; a warm one sends one transaction', async () => {
     const earlier = countedStore();
-    await earlier.store.create({ name: name() });
-    await earlier.store.create({ name: name() });
+    await earlier.store.create({ name: name() }, CREATOR);
+    await earlier.store.create({ name: name() }, CREATOR);
 
     const cold = countedStore();
-    const first = await cold.store.create({ name: name() });
+    const first = await cold.store.create({ name: name() }, CREATOR);
     expect(cold.calls).toEqual(['GetItemCommand', 'TransactWriteItemsCommand']);
-    const second = await cold.store.create({ name: name() });
+    const second = await cold.store.create({ name: name() }, CREATOR);
     expect(second.id).toBe(first.id + 1);
     expect(cold.calls).toEqual(['GetItemCommand', 'TransactWriteItemsCommand', 'TransactWriteItemsCommand']);
   });
@@ -53,11 +54,11 @@ describe('category store: calls per create', () => {
   it('a guess made stale by another instance costs one failed transaction, and the id stays gapless', async () => {
     const a = countedStore();
     const b = countedStore();
-    const fromA = await a.store.create({ name: name() });
-    const fromB = await b.store.create({ name: name() });
+    const fromA = await a.store.create({ name: name() }, CREATOR);
+    const fromB = await b.store.create({ name: name() }, CREATOR);
     expect(fromB.id).toBe(fromA.id + 1);
     a.calls.length = 0;
-    const again = await a.store.create({ name: name() });
+    const again = await a.store.create({ name: name() }, CREATOR);
     expect(again.id).toBe(fromB.id + 1);
     expect(a.calls).toEqual(['TransactWriteItemsCommand failed: TransactionCanceledException', 'TransactWriteItemsCommand']);
   });
@@ -67,21 +68,21 @@ describe('category store: prepare', () => {
   it('prepare and a create that follows share one read of the counter', async () => {
     const cold = countedStore();
     cold.store.prepare();
-    await cold.store.create({ name: name() });
+    await cold.store.create({ name: name() }, CREATOR);
     cold.store.prepare(); // the counter is known now: nothing to read
-    await cold.store.create({ name: name() });
+    await cold.store.create({ name: name() }, CREATOR);
     expect(cold.calls).toEqual(['GetItemCommand', 'TransactWriteItemsCommand', 'TransactWriteItemsCommand']);
   });
 
   it('a read that failed before the create began is made again by the create', async () => {
     const earlier = countedStore();
-    const before = await earlier.store.create({ name: name() });
+    const before = await earlier.store.create({ name: name() }, CREATOR);
     const cold = countedStore('GetItemCommand');
     cold.store.prepare();
     await vi.waitFor(() => expect(cold.calls).toEqual(['GetItemCommand failed: InjectedFailure']));
     // The failure has yet to pass up through the SDK's promises to the store: let them settle first.
     await new Promise((resolve) => setImmediate(resolve));
-    const created = await cold.store.create({ name: name() });
+    const created = await cold.store.create({ name: name() }, CREATOR);
     expect(created.id).toBe(before.id + 1);
     expect(cold.calls).toEqual(['GetItemCommand failed: InjectedFailure', 'GetItemCommand', 'TransactWriteItemsCommand']);
   });

@@ -9,6 +9,7 @@ describe('stage settings', () => {
     expect(stageSettings('staging', reader({}))).toEqual({
       authorizerCacheTtlSeconds: 60,
       banSeconds: 900,
+      categoryAllowance: 100,
       usageRetentionDays: 400,
       throttleRateLimit: 100,
       throttleBurstLimit: 200,
@@ -45,6 +46,8 @@ describe('stage settings', () => {
     ['authorizerCacheTtlSeconds', '3601', /at most 3600/],
     ['banSeconds', 'soon', /whole number/],
     ['usageRetentionDays', '0', /at least 1/],
+    ['categoryAllowance', '0', /at least 1/],
+    ['categoryAllowance', '1001', /at most 1000/],
     ['alarmEmail', 'ops', /e-mail/],
     ['logRetentionDays', '31', /must be one of/],
     ['alarmOptOut', 'yes', /true or false/],

@@ -151,6 +151,8 @@ describe.each(STAGES)('the %s stack', (stage) => {
           'STAGE',
           'USAGE_RETENTION_DAYS',
           ...deprecationVariables(route.deprecation),
+          // Only a function that creates categories is told each customer's allowance of them.
+          ...(route.tables.categories === 'write' ? ['CATEGORY_ALLOWANCE'] : []),
           ...tableVars,
         ].sort(),
       );
@@ -166,6 +168,7 @@ describe.each(STAGES)('the %s stack', (stage) => {
         expect(variables[deprecation.overrides.sunset]).toBe(deprecation.sunset);
         expect(variables[deprecation.overrides.docsUrl]).toBe(deprecation.docsUrl);
       }
+      if (route.tables.categories === 'write') expect(variables.CATEGORY_ALLOWANCE).toBe('100');
       for (const t of TABLES.filter((t) => t.id in route.tables)) expect(variables[t.envVar]).toEqual({ Ref: tableLogicalId(stage, t.id) });
     });
 

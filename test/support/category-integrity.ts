@@ -1,11 +1,15 @@
 /**
- * Reads a categories table straight from DynamoDB and checks the invariant the create transaction promises:
- * every NAME# reservation has its CATEGORY item and the other way round, and the COUNTER equals the highest id.
- * A half-written create (a name reserved without its category, a counter advanced for a refused write) shows here.
+ * Reads a categories table straight from DynamoDB and checks the invariants every change promises (the items are
+ * described in lib/categories/keys.ts): each category has both name reservations and each reservation its category;
+ * each customer's CREATOR count is the number of categories it created that still exist; the counter's last id less
+ * its deleted count is the number of categories, and no id is above the last. Without deletes that means ids 1..n.
+ * A half-written change (a name reserved without its category, a counter advanced for a refused write) shows here.
  */
 import { type DynamoDBDocumentClient, ScanCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
-import { nameKey } from '../../lib/categories/schema.js';
+import { CREATOR_PREFIX, FOLDED_NAME_PREFIX, HASHED_NAME_PREFIX, LEGACY_NAME_PREFIX } from '../../lib/categories/keys.js';
+import { foldedReservationKey, legacyReservationKey } from '../../lib/categories/names.js';
 
+/** A category as the API shows it. */
 export interface StoredCategory {
   id: number;
   name: string;
@@ -14,12 +18,16 @@ export interface StoredCategory {
 
 export interface TableIntegrity {
   categories: StoredCategory[];
+  /** Who created each category, by id (none: stored before creators were recorded). */
+  createdBy: Map<number, string>;
   lastId: number;
+  deleted: number;
+  /** Legacy (NAME#) reservations. */
   reservations: number;
   problems: string[];
 }
 
-export async function categoryIntegrity(db: DynamoDBDocumentClient, table: string): Promise<TableIntegrity> {
+export async function scanTable(db: DynamoDBDocumentClient, table: string): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
   let startKey: ScanCommandOutput['LastEvaluatedKey'];
   do {
@@ -27,35 +35,61 @@ export async function categoryIntegrity(db: DynamoDBDocumentClient, table: strin
     items.push(...(page.Items ?? []));
     startKey = page.LastEvaluatedKey;
   } while (startKey);
+  return items;
+}
 
+export async function categoryIntegrity(db: DynamoDBDocumentClient, table: string): Promise<TableIntegrity> {
+  const items = await scanTable(db, table);
   const problems: string[] = [];
-  const categories = items
-    .filter((i) => i.pk === 'CATEGORY')
+  const categoryItems = items.filter((i) => i.pk === 'CATEGORY');
+  const categories: StoredCategory[] = categoryItems
     .map((i) => ({
       id: Number(i.sk),
       name: String(i.name),
       ...(typeof i.description === 'string' ? { description: i.description } : {}),
     }))
     .sort((a, b) => a.id - b.id);
+  const createdBy = new Map(categoryItems.flatMap((i) => (typeof i.createdBy === 'string' ? [[Number(i.sk), i.createdBy] as const] : [])));
   const byId = new Map(categories.map((c) => [c.id, c]));
-  const names = items.filter((i) => String(i.pk).startsWith('NAME#'));
-  const reserved = new Map(names.map((i) => [String(i.pk).slice('NAME#'.length), Number(i.categoryId)]));
+  const pk = (i: Record<string, unknown>) => String(i.pk);
+  const reservationsOf = (...prefixes: string[]) =>
+    new Map(items.filter((i) => prefixes.some((p) => pk(i).startsWith(p))).map((i) => [pk(i), Number(i.categoryId)]));
+  const legacy = reservationsOf(LEGACY_NAME_PREFIX);
+  const folded = reservationsOf(FOLDED_NAME_PREFIX, HASHED_NAME_PREFIX);
+  const kinds: [string, Map<string, number>, (name: string) => { pk: string }][] = [
+    ['name', legacy, legacyReservationKey],
+    ['folded name', folded, foldedReservationKey],
+  ];
+  for (const [kind, reserved, keyOf] of kinds) {
+    for (const [key, id] of reserved) {
+      const category = byId.get(id);
+      if (!category) problems.push(`${kind} "${key}" is reserved for category ${id}, which does not exist`);
+      else if (keyOf(category.name).pk !== key) problems.push(`${kind} "${key}" is reserved for category ${id}, named "${category.name}"`);
+    }
+    for (const category of categories) {
+      if (reserved.get(keyOf(category.name).pk) !== category.id) problems.push(`category ${category.id} has no ${kind} reservation`);
+    }
+  }
+  const creators = items.filter((i) => pk(i).startsWith(CREATOR_PREFIX));
+  for (const creator of creators) {
+    const customerId = pk(creator).slice(CREATOR_PREFIX.length);
+    const count = [...createdBy.values()].filter((c) => c === customerId).length;
+    if (Number(creator.held) !== count) problems.push(`customer ${customerId} is counted as holding ${creator.held}, but holds ${count}`);
+  }
+  for (const customerId of new Set(createdBy.values())) {
+    if (!creators.some((i) => pk(i) === `${CREATOR_PREFIX}${customerId}`))
+      problems.push(`customer ${customerId} holds categories but has no count`);
+  }
   const counter = items.find((i) => i.pk === 'COUNTER');
   const lastId = counter ? Number(counter.lastId) : 0;
-
-  for (const [key, id] of reserved) {
-    const category = byId.get(id);
-    if (!category) problems.push(`name "${key}" is reserved for category ${id}, which does not exist`);
-    else if (nameKey(category.name) !== key) problems.push(`name "${key}" is reserved for category ${id}, named "${category.name}"`);
-  }
-  for (const category of categories) {
-    if (reserved.get(nameKey(category.name)) !== category.id) problems.push(`category ${category.id} has no name reservation`);
+  const deleted = counter && typeof counter.deletedCount === 'number' ? counter.deletedCount : 0;
+  if (lastId - deleted !== categories.length) {
+    problems.push(`the counter says ${lastId} handed out and ${deleted} deleted, but ${categories.length} categories exist`);
   }
   const maxId = categories.at(-1)?.id ?? 0;
-  if (lastId !== maxId) problems.push(`the counter says ${lastId} but the highest id is ${maxId}`);
-  const ids = categories.map((c) => c.id);
-  if (ids.some((id, i) => id !== i + 1)) problems.push(`ids are not 1..n: ${ids.join(',')}`);
-  const unknown = items.filter((i) => i.pk !== 'CATEGORY' && i.pk !== 'COUNTER' && !String(i.pk).startsWith('NAME#'));
+  if (maxId > lastId) problems.push(`the counter says ${lastId} but category ${maxId} exists`);
+  const known = [LEGACY_NAME_PREFIX, FOLDED_NAME_PREFIX, HASHED_NAME_PREFIX, CREATOR_PREFIX];
+  const unknown = items.filter((i) => i.pk !== 'CATEGORY' && i.pk !== 'COUNTER' && !known.some((p) => pk(i).startsWith(p)));
   if (unknown.length) problems.push(`${unknown.length} items of unknown kind`);
-  return { categories, lastId, reservations: reserved.size, problems };
+  return { categories, createdBy, lastId, deleted, reservations: legacy.size, problems };
 }

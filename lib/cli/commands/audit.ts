@@ -1,4 +1,4 @@
-/** `audit`: the changes made through the CLI, oldest first: when, who, what, to which customer and key. */
+/** `audit`: the changes made through the CLI, oldest first: when, who, what, to which customer and key or category. */
 import { nowMs } from '../../clock.js';
 import { CustomerIdSchema, parseInstant, parseWith, UsageError } from '../args.js';
 import { defineCommand } from '../command.js';
@@ -23,7 +23,8 @@ export const audit = defineCommand({
           .sort(([a], [b]) => a.localeCompare(b))
           .map(([field, c]) => `${field} ${show(c.from)} → ${show(c.to)}`)
           .join(', ');
-        return [e.at, e.actor, e.action, e.customerId, e.keyId ?? '', changes, e.reason ? `reason: ${e.reason}` : '']
+        const category = e.categoryId !== undefined ? `category ${e.categoryId}` : '';
+        return [e.at, e.actor, e.action, e.customerId, e.keyId ?? '', category, changes, e.reason ? `reason: ${e.reason}` : '']
           .filter(Boolean)
           .join('  ');
       });

@@ -1,6 +1,6 @@
 /**
  * How a run of `verify` is printed: a line naming the stage, the URL and the temporary customer, one line per
- * check (PASS or FAIL, its name, and what was wrong), a note per category the run leaves, and `N passed, M failed`.
+ * check (PASS or FAIL, its name, and what was wrong), and `N passed, M failed`.
  * Check names never change from run to run, so the output can be compared and searched. `--json` prints the checks
  * as an array.
  */
@@ -16,7 +16,6 @@ export function report(run: VerifyRun): Output & { failed: boolean } {
       const detail = r.detail ? ` [${r.detail}]` : '';
       return r.passed ? `PASS  ${r.check}${detail}` : `FAIL  ${r.check}: ${r.problems.join('; ')}${detail}`;
     }),
-    ...run.categories.map((c) => `note  category ${c.id} "${c.name}" stays; every category verify makes is named verify-…`),
     `${passed} passed, ${failed} failed`,
   ];
   return { json: run.results, text: lines.join('\n'), failed: failed > 0 };

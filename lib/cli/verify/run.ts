@@ -33,12 +33,12 @@ export interface VerifyRun {
   keyId: string;
   /** The checks, then the retirement of the key and the customer. */
   results: CheckResult[];
-  /** Categories the run created, which stay (named after the run). */
+  /** Categories the run created (named after the run); its retirement deletes them. */
   categories: { id: number; name: string }[];
 }
 
 export async function verifyStage(
-  stores: Pick<Stores, 'auth' | 'audit'>,
+  stores: Pick<Stores, 'auth' | 'audit' | 'categories'>,
   stage: Stage,
   baseUrl: string,
   signal: AbortSignal,
@@ -73,9 +73,7 @@ export async function verifyStage(
       );
     }
   } finally {
-    results.push(...(await retire(stores, customer)));
+    results.push(...(await retire(stores, customer, context.created)));
   }
-  // The categories stay, named after the run, and the report notes each. Deleting them belongs with the retirement:
-  // one more step of `retire`, through the categories' moderation store and its audit record.
   return { stage, baseUrl, customerId: customer.customerId, keyId: customer.keyId, results, categories: context.created };
 }

@@ -9,6 +9,7 @@ import { changed } from '../../audit/trail.js';
 import { nowMs } from '../../clock.js';
 import type { Limits } from '../../plans.js';
 import type { Stage } from '../../stacks.js';
+import { deleteCategory } from '../category-deletion.js';
 import type { Stores } from '../stores.js';
 import { type CheckResult, runCheck } from './check.js';
 
@@ -113,15 +114,36 @@ async function revoke({ auth, audit }: Pick<Stores, 'auth' | 'audit'>, keyId: st
   return revoked ? keyId : `${keyId}, revoked meanwhile by someone else`;
 }
 
+/** Deletes the categories the run created (each audited, under the temporary customer); what it did, for the report. */
+async function deleteCreated(stores: Pick<Stores, 'categories' | 'audit'>, created: readonly { id: number }[], runCustomer: string) {
+  const deleted: number[] = [];
+  for (const { id } of created) {
+    const seen = await stores.categories.get(id);
+    // Gone already, or renamed by an operator into something that is no longer the run's: theirs is the last word.
+    if (!seen || seen.createdBy !== runCustomer) continue;
+    await deleteCategory(stores, seen, 'made by a verify run');
+    deleted.push(id);
+  }
+  return deleted.length ? `deleted ${deleted.join(', ')}` : 'none to delete';
+}
+
 /**
- * Revokes the key and suspends the customer, each audited, whatever the checks did. Each is a check of the run: one
+ * Revokes the key, deletes the categories the run made and suspends the customer, each audited, whatever the checks did. Each is a check of the run: one
  * that fails leaves something active that an operator must remove, and the run must not pass.
  */
-export async function retire(stores: Pick<Stores, 'auth' | 'audit'>, customer: TemporaryCustomer): Promise<CheckResult[]> {
+export async function retire(
+  stores: Pick<Stores, 'auth' | 'audit' | 'categories'>,
+  customer: TemporaryCustomer,
+  created: readonly { id: number }[],
+): Promise<CheckResult[]> {
   return [
     await runCheck({
       name: 'temporary key revoked (audited)',
       run: async () => ({ problems: [], detail: await revoke(stores, customer.keyId, new Date(nowMs())) }),
+    }),
+    await runCheck({
+      name: 'categories the run created deleted (audited)',
+      run: async () => ({ problems: [], detail: await deleteCreated(stores, created, customer.customerId) }),
     }),
     await runCheck({
       name: 'temporary customer suspended (audited)',

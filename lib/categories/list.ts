@@ -1,0 +1,37 @@
+/**
+ * Listing categories: every one, in id order, as the API shows them. A module of its own so that listCategories'
+ * bundle carries neither the creates' transaction nor the NFKC_Casefold table their names need (store.ts).
+ */
+import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { CATEGORY_PK } from './keys.js';
+import type { Category } from './schema.js';
+
+export function categoryList(db: DynamoDBDocumentClient, table: string) {
+  async function list(): Promise<Category[]> {
+    const categories: Category[] = [];
+    let startKey: QueryCommandOutput['LastEvaluatedKey'];
+    do {
+      const page = await db.send(
+        new QueryCommand({
+          TableName: table,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': CATEGORY_PK },
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of page.Items ?? []) categories.push(toCategory(item));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return categories;
+  }
+  return { list };
+}
+
+/** The API's view of a stored category: never its creator nor its creation time. */
+function toCategory(item: Record<string, unknown>): Category {
+  return {
+    id: Number(item.id),
+    name: String(item.name),
+    ...(typeof item.description === 'string' ? { description: item.description } : {}),
+  };
+}

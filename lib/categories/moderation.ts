@@ -1,0 +1,249 @@
+/**
+ * What operators do with categories through the admin CLI: list them with their creators, rename one, delete one,
+ * and reserve every stored name under the uniqueness rule (the upgrade step for categories stored before it). No
+ * function imports this module; the functions' reads and creates are store.ts's.
+ *
+ * Every change is one TransactWriteItems, guarded on the category as the CLI read it and holding the audit record
+ * passed in `also`, like the admin's other changes (lib/auth/admin-change.ts). A reservation is removed only by
+ * the category that holds it: a rename or delete racing a create of the same name leaves exactly one holder, since
+ * the create's conditional Put and the delete's conditional Delete of that reservation cannot both succeed out of
+ * order. A deleted category's id stays handed out (the counter never goes back), and the counter's deletedCount
+ * rises by one, which gives its place back under the environment's cap; its creator's count falls by one, which
+ * gives it back under the creator's allowance.
+ */
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { type ChangeOptions, ConcurrentChange, type TransactItem, transact } from '../auth/admin-change.js';
+import { type RetryPolicy, retrying } from '../dynamo/backoff.js';
+import { getItems } from '../dynamo/batch-get.js';
+import { CategoryExists } from './errors.js';
+import { CATEGORY_PK, COUNTER_KEY, categoryKey, creatorKey, type ItemKey } from './keys.js';
+import { foldedName, foldedReservationKey, legacyReservationKey } from './names.js';
+
+/** A category as stored, with what the API never shows: who created it and when (null: stored before that was kept). */
+export interface StoredCategory {
+  id: number;
+  name: string;
+  description?: string;
+  createdBy: string | null;
+  createdAt: string | null;
+}
+
+export class CategoryNotFound extends Error {}
+
+/** Names that are one name under the rule, held by more than one stored category. */
+export interface NameCollision {
+  /** The name as the rule compares it (NFKC_Casefold). */
+  folded: string;
+  /** Oldest first. */
+  categories: StoredCategory[];
+  /** The category that holds the name's reservation: no other can take the name while it does. */
+  holder: number | null;
+}
+
+export interface NameReservationReport {
+  /** How many categories were looked at. */
+  checked: number;
+  /** Categories whose reservation this run wrote. */
+  reserved: StoredCategory[];
+  collisions: NameCollision[];
+}
+
+/**
+ * A change that lost a race on the counter (a create moving it at the same moment) or on a reservation is cancelled
+ * with TransactionConflict and tried again: 20 ms doubling, at most 500 ms, 10 attempts (about 3 s at worst).
+ */
+const CONFLICTS: RetryPolicy = {
+  attempts: 10,
+  baseMs: 20,
+  capMs: 500,
+  retryable: (error) => error instanceof TransactionCanceledException,
+};
+
+const storedOf = (item: Record<string, unknown>): StoredCategory => ({
+  id: Number(item.sk),
+  name: String(item.name),
+  ...(typeof item.description === 'string' ? { description: item.description } : {}),
+  createdBy: typeof item.createdBy === 'string' ? item.createdBy : null,
+  createdAt: typeof item.createdAt === 'string' ? item.createdAt : null,
+});
+
+export function categoryModeration(db: DynamoDBDocumentClient, table: string) {
+  /** The category holding each reservation among `keys` (none: unreserved), read consistently. */
+  async function holders(keys: readonly ItemKey[]): Promise<Map<string, number>> {
+    const unique = [...new Map(keys.map((key) => [key.pk, key])).values()];
+    const found = new Map<string, number>();
+    for (let at = 0; at < unique.length; at += 100) {
+      for (const item of await getItems(db, table, unique.slice(at, at + 100))) found.set(String(item.pk), Number(item.categoryId));
+    }
+    return found;
+  }
+
+  const unchanged = (seen: StoredCategory) => ({
+    ConditionExpression: '#name = :seenName',
+    ExpressionAttributeNames: { '#name': 'name' },
+    ExpressionAttributeValues: { ':seenName': seen.name },
+  });
+  const heldBy = (id: number) => ({ ConditionExpression: 'categoryId = :id', ExpressionAttributeValues: { ':id': id } });
+  const concurrent = (id: number) =>
+    new ConcurrentChange(`category ${id} changed while the command ran: nothing was written; run it again`);
+  const taken = (name: string, holder: number) =>
+    new CategoryExists(
+      `category ${holder} already has the name "${name}" as uniqueness compares names (ignoring case and character variants such as "ß"/"ss" or "ﬁ"/"fi")`,
+    );
+
+  async function list(filter: { createdBy?: string } = {}): Promise<StoredCategory[]> {
+    const categories: StoredCategory[] = [];
+    let startKey: QueryCommandOutput['LastEvaluatedKey'];
+    do {
+      const page = await db.send(
+        new QueryCommand({
+          TableName: table,
+          KeyConditionExpression: 'pk = :pk',
+          ...(filter.createdBy ? { FilterExpression: 'createdBy = :createdBy' } : {}),
+          ExpressionAttributeValues: { ':pk': CATEGORY_PK, ...(filter.createdBy ? { ':createdBy': filter.createdBy } : {}) },
+          ExclusiveStartKey: startKey,
+          ConsistentRead: true,
+        }),
+      );
+      categories.push(...(page.Items ?? []).map(storedOf));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return categories;
+  }
+
+  /** One category, read consistently: a guarded change follows. */
+  async function get(id: number): Promise<StoredCategory | undefined> {
+    const { Item } = await db.send(new GetCommand({ TableName: table, Key: categoryKey(id), ConsistentRead: true }));
+    return Item ? storedOf(Item) : undefined;
+  }
+
+  /**
+   * Renames `seen` to `name` (already checked by the NewCategory name rules) under both reservations: the new name's
+   * are taken (a name another category holds is refused), the old name's that `seen` holds are given up. A
+   * reservation `seen` should hold and nobody does (a category stored before the rule) is taken on the way.
+   */
+  async function rename(seen: StoredCategory, name: string, options: ChangeOptions = {}): Promise<StoredCategory> {
+    const pairs = [
+      [legacyReservationKey(seen.name), legacyReservationKey(name)],
+      [foldedReservationKey(seen.name), foldedReservationKey(name)],
+    ] as const;
+    await retrying(async () => {
+      const held = await holders(pairs.flat());
+      const items: TransactItem[] = [
+        {
+          Update: {
+            TableName: table,
+            Key: categoryKey(seen.id),
+            UpdateExpression: 'SET #name = :name',
+            ...unchanged(seen),
+            ExpressionAttributeValues: { ':seenName': seen.name, ':name': name },
+          },
+        },
+      ];
+      /** Which error a failed condition at each index of `items` means. */
+      const meanings: Error[] = [concurrent(seen.id)];
+      for (const [before, after] of pairs) {
+        const holder = held.get(after.pk);
+        if (holder !== undefined && holder !== seen.id) throw taken(name, holder);
+        if (holder === undefined) {
+          items.push({
+            Put: { TableName: table, Item: { ...after, categoryId: seen.id }, ConditionExpression: 'attribute_not_exists(pk)' },
+          });
+          meanings.push(new CategoryExists(`another category took the name "${name}" while the command ran: nothing was written`));
+        }
+        if (before.pk !== after.pk && held.get(before.pk) === seen.id) {
+          items.push({ Delete: { TableName: table, Key: before, ...heldBy(seen.id) } });
+          meanings.push(concurrent(seen.id));
+        }
+      }
+      await transact(db, [...items, ...(options.also ?? [])], (index) => meanings[index]);
+    }, CONFLICTS);
+    return { ...seen, name };
+  }
+
+  /**
+   * Deletes `seen`: its item, the reservations it holds (its name is free again), one from its creator's count and
+   * one more on the counter's deletedCount. Its id is never handed out again.
+   */
+  async function remove(seen: StoredCategory, options: ChangeOptions = {}): Promise<void> {
+    const reservations = [legacyReservationKey(seen.name), foldedReservationKey(seen.name)];
+    await retrying(async () => {
+      const held = await holders(reservations);
+      const items: TransactItem[] = [{ Delete: { TableName: table, Key: categoryKey(seen.id), ...unchanged(seen) } }];
+      const meanings: Error[] = [concurrent(seen.id)];
+      for (const key of reservations) {
+        if (held.get(key.pk) !== seen.id) continue;
+        items.push({ Delete: { TableName: table, Key: key, ...heldBy(seen.id) } });
+        meanings.push(concurrent(seen.id));
+      }
+      if (seen.createdBy !== null) {
+        items.push({
+          Update: {
+            TableName: table,
+            Key: creatorKey(seen.createdBy),
+            UpdateExpression: 'ADD #held :minusOne',
+            ConditionExpression: '#held > :zero',
+            ExpressionAttributeNames: { '#held': 'held' },
+            ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 },
+          },
+        });
+        meanings.push(new Error(`customer ${seen.createdBy} is counted as holding no categories, yet created category ${seen.id}`));
+      }
+      items.push({
+        Update: { TableName: table, Key: COUNTER_KEY, UpdateExpression: 'ADD deletedCount :one', ExpressionAttributeValues: { ':one': 1 } },
+      });
+      await transact(db, [...items, ...(options.also ?? [])], (index) => meanings[index]);
+    }, CONFLICTS);
+  }
+
+  /**
+   * The upgrade step for categories stored before names were compared under NFKC_Casefold: writes the reservation
+   * the rule reads for every category that lacks it, and reports the names that collide under the rule, merging
+   * nothing. Of colliding categories, the oldest takes the reservation when none holds it, so no further category
+   * can take the name while an operator resolves the collision (rename or delete all but one). Each reservation is
+   * written only if its category still has that name, so a rename or delete meanwhile leaves no stray reservation.
+   * Running it again is harmless; after a collision is resolved, it reserves the name for the one left.
+   */
+  async function reserveNames(): Promise<NameReservationReport> {
+    const categories = (await list()).sort((a, b) => a.id - b.id);
+    const groups = new Map<string, { key: ItemKey; folded: string; categories: StoredCategory[] }>();
+    for (const category of categories) {
+      const key = foldedReservationKey(category.name);
+      const group = groups.get(key.pk) ?? { key, folded: foldedName(category.name), categories: [] };
+      group.categories.push(category);
+      groups.set(key.pk, group);
+    }
+    const held = await holders([...groups.values()].map((g) => g.key));
+    const reserved: StoredCategory[] = [];
+    const collisions: NameCollision[] = [];
+    for (const [pk, group] of groups) {
+      let holder = held.get(pk) ?? null;
+      const oldest = group.categories[0];
+      if (holder === null && oldest) {
+        try {
+          await transact(
+            db,
+            [
+              { ConditionCheck: { TableName: table, Key: categoryKey(oldest.id), ...unchanged(oldest) } },
+              { Put: { TableName: table, Item: { ...group.key, categoryId: oldest.id }, ConditionExpression: 'attribute_not_exists(pk)' } },
+            ],
+            () => new ConcurrentChange('changed meanwhile'),
+          );
+          holder = oldest.id;
+          reserved.push(oldest);
+        } catch (error) {
+          if (!(error instanceof ConcurrentChange)) throw error;
+          // Renamed, deleted or taken meanwhile: the report says who holds it now.
+          holder = (await holders([group.key])).get(pk) ?? null;
+        }
+      }
+      if (group.categories.length > 1) collisions.push({ folded: group.folded, categories: group.categories, holder });
+    }
+    return { checked: categories.length, reserved, collisions };
+  }
+
+  return { list, get, rename, remove, reserveNames };
+}
+
+export type CategoryModeration = ReturnType<typeof categoryModeration>;

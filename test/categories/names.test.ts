@@ -1,0 +1,78 @@
+/**
+ * One name, one category, through the real Middy chain against DynamoDB Local: names are compared under
+ * NFKC_Casefold and stored as sent (trimmed, NFC); invisible characters are refused naming the field.
+ */
+import { describe, expect, it } from 'vitest';
+import { handler as create } from '../../functions/create-category.js';
+import { handler as list } from '../../functions/list-categories.js';
+import { categoryIntegrity } from '../support/category-integrity.js';
+import { testDb } from '../support/customers.js';
+import { invoke, jsonPost, proxyEvent } from '../support/events.js';
+
+const listAll = async () => (await invoke(list, proxyEvent())).body as { id: number; name: string }[];
+const post = (name: string) => invoke(create, jsonPost(JSON.stringify({ name })));
+const integrity = () => categoryIntegrity(testDb, process.env.CATEGORIES_TABLE as string);
+
+describe('createCategory: names that look alike are one name', () => {
+  it.each([
+    ['Straße', 'STRASSE'],
+    ['ﬁsh', 'fish'],
+    ['ＣＡＴ', 'cat'],
+    ['Ⅻ Legion', 'XII legion'],
+    ['ΣΊΣΥΦΟΣ', 'σίσυφοσ'],
+  ])('"%s" then "%s": 201, then 409 CATEGORY_EXISTS', async (first, second) => {
+    const created = await post(first);
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ name: first });
+    const refused = await post(second);
+    expect(refused.status).toBe(409);
+    expect(refused.body).toEqual({ code: 'CATEGORY_EXISTS', status: 409, message: expect.stringContaining(`"${second}" already exists`) });
+    expect((await listAll()).filter((c) => c.name === second)).toEqual([]);
+  });
+
+  it('stores the name as sent (trimmed, NFC), not as compared', async () => {
+    const answer = await post('  Große Hunde  ');
+    expect(answer.body).toMatchObject({ name: 'Große Hunde' });
+    expect((await listAll()).map((c) => c.name)).toContain('Große Hunde');
+  });
+
+  it('"Straße" and "STRASSE" at once: one 201 and one 409', async () => {
+    const answers = await Promise.all([post('Weißwurst'), post('WEISSWURST'), post('weisswurst')]);
+    expect(answers.map((a) => a.status).sort()).toEqual([201, 409, 409]);
+  });
+
+  it('a name whose folded form is too long for a key is still unique (reserved by its hash)', async () => {
+    const name = '\ufdfa'.repeat(100);
+    expect((await post(name)).status).toBe(201);
+    expect((await post(name)).status).toBe(409);
+    expect((await post('\ufdfa'.repeat(99))).status).toBe(201);
+  });
+});
+
+describe('createCategory: invisible characters', () => {
+  it.each([
+    ['a zero-width space', 'Dog\u200b', 'U+200B'],
+    ['a right-to-left override', '\u202egoD', 'U+202E'],
+    ['a zero-width joiner', 'Cat\u200dDog', 'U+200D'],
+    ['a byte order mark', 'Fi\ufeffsh', 'U+FEFF'],
+    ['a soft hyphen', 'Hams\u00adter', 'U+00AD'],
+    ['a variation selector', 'Heart\ufe0f', 'U+FE0F'],
+    ['a Hangul filler', '\u3164', 'U+3164'],
+    ['a line separator', 'Two\u2028Lines', 'U+2028'],
+    ['a tag character', 'Flag\u{e0067}', 'U+E0067'],
+  ])('refuses %s with 400 VALIDATION_FAILED naming the field and the character', async (_what, name, codePoint) => {
+    const before = await listAll();
+    const answer = await post(name);
+    expect(answer.status).toBe(400);
+    expect(answer.body).toEqual({
+      code: 'VALIDATION_FAILED',
+      status: 400,
+      message: `"name" must not contain invisible characters such as zero-width spaces or bidirectional controls (found ${codePoint})`,
+    });
+    expect(await listAll()).toEqual(before);
+  });
+
+  it('leaves every reservation and count as the creates say', async () => {
+    expect((await integrity()).problems).toEqual([]);
+  });
+});
