@@ -16,7 +16,7 @@ const store = authReader(authorizerDocumentClient(), { keys: tableName('KEYS_TAB
 const chain = middy<APIGatewayRequestAuthorizerEvent, APIGatewayAuthorizerResult>().use(logContext());
 
 export const handler = chain.handler(async (event) => {
-  // A REQUEST authorizer sees multiValueHeaders: a repeated Authorization header is refused (README, "HTTP details").
+  // A REQUEST authorizer sees multiValueHeaders: a repeated Authorization header is refused (docs/api.md, "HTTP details").
   const decision = await decideRequest(authorizationValues(event.headers, event.multiValueHeaders), config().STAGE, store);
   const requestId = event.requestContext?.requestId;
   if (decision.allow) log.info('key accepted', { requestId, keyId: decision.context.keyId, customerId: decision.context.customerId });

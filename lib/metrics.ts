@@ -3,7 +3,7 @@
  * metric format (EMF) line per counted request, which CloudWatch turns into a count of admitted, rate-limited or
  * banned requests per plan and operation. The customer and key are properties of the line, not dimensions (one
  * metric per customer would cost per customer): the "usage of one customer" is a Logs Insights query over these
- * lines (README, Operations).
+ * lines (docs/deploying.md, "Metrics").
  *
  * Namespace and service come from POWERTOOLS_METRICS_NAMESPACE and POWERTOOLS_SERVICE_NAME, which the CDK function
  * sets from lib/metric-names.ts; the dashboard reads the same names there.

@@ -42,7 +42,7 @@ export function gatewayResponseHeaders(spec: GatewayResponseSpec): Record<string
 
 /** Exactly `{"code":…,"message":…,"status":N}`. Gateway responses substitute $context variables but run no VTL. */
 export function gatewayResponseTemplate(spec: GatewayResponseSpec, messageFromAuthorizer = false): string {
-  // The authorizer promises a reason free of quotes and backslashes (see README, "Deploying to AWS").
+  // The authorizer promises a reason free of quotes and backslashes (docs/deploying.md, "Gateway responses and the authorizer").
   const message = messageFromAuthorizer ? '"$context.authorizer.message"' : staticJson(spec.message);
   return `{"code":${staticJson(spec.code)},"message":${message},"status":${spec.status}}`;
 }

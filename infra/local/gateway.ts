@@ -11,7 +11,7 @@
  * Methods: a REST API answers a method its resource does not define (HEAD and OPTIONS too: there are no such
  * methods and no CORS preflight here) with the Missing Authentication Token response, which is our 404. A
  * trailing slash is ignored when matching (`/categories/` reaches `/categories`), as API Gateway REST APIs do; the
- * event's `path` keeps it. See README, "HTTP details".
+ * event's `path` keeps it. See docs/api.md, "HTTP details".
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';

@@ -1,4 +1,4 @@
-/** NewCategory and Category as CONTRACT.md defines them; request and response types are inferred from these. */
+/** NewCategory and Category as the interface defines them (docs/api.md, "Categories"); request and response types are inferred from these. */
 import * as v from 'valibot';
 
 export const NAME_MAX = 100;

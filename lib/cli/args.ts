@@ -53,7 +53,7 @@ export function parseLimit(value: string | undefined, flag: '--per-minute' | '--
   if (n < 1 || n > CUSTOM_LIMIT_MAX) throw new UsageError(`${flag} must be between 1 and ${CUSTOM_LIMIT_MAX}, got ${value}`);
   if (flag === '--per-minute' && n > PER_MINUTE_MAX) {
     throw new UsageError(
-      `--per-minute must be at most ${PER_MINUTE_MAX}, the most the rate limiter delivers (${MAX_SHARDS} counter items of ${ITEM_CAPACITY_PER_MINUTE} requests per minute each; README, "Rate limits"), got ${value}`,
+      `--per-minute must be at most ${PER_MINUTE_MAX}, the most the rate limiter delivers (${MAX_SHARDS} counter items of ${ITEM_CAPACITY_PER_MINUTE} requests per minute each; see docs/operating.md, "Plans and Enterprise limits"), got ${value}`,
     );
   }
   return n;

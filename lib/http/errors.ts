@@ -1,5 +1,5 @@
 /**
- * The one error type at the HTTP boundary and the closed set of codes of CONTRACT.md. Anything that is not an
+ * The one error type at the HTTP boundary and the closed set of codes (docs/api.md, "Errors"). Anything that is not an
  * HttpError becomes INTERNAL_ERROR (or SERVICE_UNAVAILABLE for DynamoDB outages) in http-errors.ts.
  */
 export const ERROR_STATUS = {

@@ -5,7 +5,7 @@
  * from them, so all speak the contract's Error shape with the same words.
  *
  * No customer is known when the gateway answers, so no plan window applies: the X-RateLimit headers say 0/0/0,
- * meaning "no quota is being spent and there is no window to wait for" (see README, "Rate-limit headers").
+ * meaning "no quota is being spent and there is no window to wait for" (docs/api.md, "Rate-limit headers").
  */
 import { UNAVAILABLE_RETRY_AFTER } from '../dynamo/outage.js';
 import type { ErrorCode } from './errors.js';

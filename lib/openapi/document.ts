@@ -16,7 +16,7 @@ import { HEADERS, headerRefs } from './headers.js';
 import { INFO_CONTACT, INFO_DESCRIPTION, INFO_LICENSE } from './info.js';
 import { componentSchemas, jsonSchema } from './schemas.js';
 
-export const API_VERSION = '1.1.0';
+export const API_VERSION = '1.2.0';
 const BODY_LIMIT = `${MAX_BODY_BYTES / 1024} KiB`;
 
 const TAGS: Record<Tag, string> = {

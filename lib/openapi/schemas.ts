@@ -33,7 +33,7 @@ export function jsonSchema(schema: v.GenericSchema, ignoreActions: string[] = []
 }
 
 /**
- * Every error. Open to new optional fields, which are compatible changes (README, "Errors"): clients must ignore
+ * Every error. Open to new optional fields, which are compatible changes (docs/api.md, "Errors"): clients must ignore
  * fields they do not know, so the schema does not forbid them.
  */
 const ERROR_SCHEMA: JsonSchema = {

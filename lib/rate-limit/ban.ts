@@ -1,5 +1,5 @@
 /**
- * Temporary bans (CONTRACT.md, "Limits"): when a customer's refused requests within one UTC minute reach
+ * Temporary bans (docs/api.md, "Rate limits"): when a customer's refused requests within one UTC minute reach
  * max(10, its per-minute limit), all its keys are banned for BAN_SECONDS; requests during a ban never extend it.
  *
  * Counting refusals is one unconditional write: the count of a minute is an attribute named after that minute

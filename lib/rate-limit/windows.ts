@@ -60,7 +60,7 @@ export function movedOnViews(windows: { minute: WindowView; day: WindowView }, l
   };
 }
 
-/** The window with the fewest requests left; on a tie, the day window (CONTRACT.md). */
+/** The window with the fewest requests left; on a tie, the day window (docs/api.md, "Rate-limit headers"). */
 export function tightest(windows: { minute: WindowView; day: WindowView }): WindowView {
   return windows.minute.remaining < windows.day.remaining ? windows.minute : windows.day;
 }

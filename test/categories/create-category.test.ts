@@ -1,5 +1,5 @@
 /**
- * createCategory through the real Middy chain against DynamoDB Local: every NewCategory rule of CONTRACT.md and
+ * createCategory through the real Middy chain against DynamoDB Local: every NewCategory rule of the interface (docs/api.md) and
  * every error row that applies, each leaving the table unchanged.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Idempotency-Key on POST /v1/categories through the local gateway, rule by rule (CONTRACT.md, "Additions"): a
+ * Idempotency-Key on POST /v1/categories through the local gateway, rule by rule (docs/api.md, "Safe retries: Idempotency-Key"): a
  * replay gets the original status and body with Idempotent-Replayed, writes nothing and uses no id; another body is
  * 422; a key still in use is 409 with Retry-After; keys are per customer; a malformed key is 400 naming the header;
  * no header is exactly today's behaviour; a replay counts against the plan; after its 24 hours a key is new again.

@@ -66,10 +66,10 @@ describe('openapi.json', () => {
     expect((await new Validator().validate(broken as never)).valid).toBe(false);
   });
 
-  it('is interface version 1.1.0 (1.0.0 plus the compatible additions of CONTRACT.md), with contact and licence', () => {
+  it('is interface version 1.2.0 (1.0.0 plus the compatible additions of docs/api.md, "Versioning"), with contact and licence', () => {
     expect(doc.openapi).toBe('3.1.0');
-    expect(API_VERSION).toBe('1.1.0');
-    expect(doc.info.version).toBe('1.1.0');
+    expect(API_VERSION).toBe('1.2.0');
+    expect(doc.info.version).toBe('1.2.0');
     expect(doc.info.contact).toMatchObject({ name: expect.any(String), url: expect.stringMatching(/^https:\/\//) });
     expect(doc.info.license).toMatchObject({ name: expect.any(String), url: expect.stringMatching(/^https:\/\//) });
   });
@@ -96,7 +96,7 @@ describe('openapi.json', () => {
     expect(description).toMatch(/HEAD and OPTIONS/);
   });
 
-  it('lets the Error object grow new optional fields, as the README promises of compatible changes', () => {
+  it('lets the Error object grow new optional fields, as docs/api.md promises of compatible changes', () => {
     expect(doc.components.schemas.Error?.additionalProperties).not.toBe(false);
   });
 

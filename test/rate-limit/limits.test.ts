@@ -1,5 +1,5 @@
 /**
- * The plan limits of CONTRACT.md through the real Middy chain against DynamoDB Local, with the clock moved across
+ * The plan limits of the interface (docs/api.md, "Rate limits") through the real Middy chain against DynamoDB Local, with the clock moved across
  * minute and day boundaries: exact counts, headers on every response, 429 with Retry-After, bans.
  */
 import { randomUUID } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * What every answer of the API must look like, whatever was sent (CONTRACT.md, "Errors" and "Limits"): a status
+ * What every answer of the API must look like, whatever was sent (docs/api.md, "Errors" and "Rate limits"): a status
  * of the contract, JSON, X-Request-Id, the X-RateLimit headers, and for errors the Error body with a code of the
  * closed set whose status matches. Used by the fuzzing, fault and concurrency suites.
  */
