@@ -1,7 +1,7 @@
 /**
  * The items of the categories table, by key. One table holds them all, so that one transaction covers every item a
  * change touches:
- *   { pk: "COUNTER", sk: 0, lastId, deleted? }      the last id handed out, and how many categories were deleted
+ *   { pk: "COUNTER", sk: 0, lastId, deletedCount? } the last id handed out, and how many categories were deleted
  *   { pk: "CATEGORY", sk: <id>, id, name, description?, createdBy?, createdAt }
  *                                                    a category; a Query on pk lists them in id order
  *   { pk: "NAME#<lower-case name>", sk: 0, categoryId }

@@ -24,8 +24,8 @@ class StaleGuess extends Error {}
 /**
  * Creates racing on the counter (other Lambda instances) are kept exact by its condition. A create that lost (its
  * guess was stale, or its transaction conflicted with another's at the same moment) tries again after a jittered
- * wait that spreads the racers: 20 ms doubling, at most 200 ms, up to 200 attempts before it answers
- * CATEGORY_CONTENTION. A first guess found stale goes again at once: another instance created one first, and the
+ * wait that spreads the racers: 20 ms doubling, at most 200 ms, up to 200 attempts before it gives up with
+ * CategoryContention (503 SERVICE_UNAVAILABLE with Retry-After: 1). A first guess found stale goes again at once: another instance created one first, and the
  * corrected guess is right unless it keeps creating. A name taken or a limit reached is answered at once.
  */
 const RACING_CREATES: RetryPolicy = {
