@@ -22,6 +22,7 @@ import { TABLES, type TableId } from '../../lib/dynamo/tables.js';
 import { FUNCTION_SETTINGS } from '../../lib/function-settings.js';
 import { powertoolsEnvironment } from '../../lib/metric-names.js';
 import type { Access } from '../../lib/routes.js';
+import { separateModuleCommand, separateModuleFile } from './separate-modules.js';
 import { actionsFor, type TableUses } from './table-access.js';
 
 /** The repository's root; handler entries are `functions/<name>.ts` below it. */
@@ -92,6 +93,12 @@ export interface ApiFunctionProps extends FunctionLogProps, FunctionConcurrencyP
    * @default 0: none; every environment starts on demand
    */
   readonly provisionedConcurrency?: number;
+  /**
+   * Modules (absolute paths of `.mts` files) that the function loads from a file of their own beside its index.mjs,
+   * with `import('./<name>.mjs')`, so that a cold start does not even parse them (separate-modules.ts).
+   * @default none
+   */
+  readonly separateModules?: readonly string[];
 }
 
 /** The alias API Gateway invokes, and CodeDeploy moves from version to version. */
@@ -127,6 +134,9 @@ export const UNUSED_SDK_MODULES = ['@smithy/core/event-streams'] as const;
 /** What every bundle leaves out: imported only by code that never runs on Lambda. */
 export const BUNDLE_EXTERNALS: readonly string[] = [...LAZY_CREDENTIAL_PROVIDERS, ...UNUSED_SDK_MODULES];
 
+/** Where esbuild looks for a package's entry: its ESM build first. */
+const MAIN_FIELDS = ['module', 'main'] as const;
+
 export class ApiFunction extends NodejsFunction {
   readonly logGroupRef: LogGroup;
   /** What every caller invokes: grants, integrations and authorizers take this, never the function. */
@@ -142,6 +152,7 @@ export class ApiFunction extends NodejsFunction {
     });
     logGroup.grantWrite(role);
 
+    const separateModules = props.separateModules ?? [];
     super(scope, id, {
       entry: props.entry,
       handler: 'handler',
@@ -163,7 +174,7 @@ export class ApiFunction extends NodejsFunction {
       currentVersionOptions: { removalPolicy: RemovalPolicy.RETAIN },
       bundling: {
         format: OutputFormat.ESM,
-        mainFields: ['module', 'main'],
+        mainFields: [...MAIN_FIELDS],
         target: BUNDLE_TARGET,
         minify: true,
         // No source maps: --enable-source-maps makes every stack trace parse a map of the whole bundled SDK.
@@ -172,7 +183,20 @@ export class ApiFunction extends NodejsFunction {
         sourceMap: false,
         keepNames: false,
         bundleAwsSDK: true,
-        externalModules: [...BUNDLE_EXTERNALS],
+        externalModules: [...BUNDLE_EXTERNALS, ...separateModules.map(separateModuleFile)],
+        commandHooks: {
+          beforeBundling: () => [],
+          beforeInstall: () => [],
+          afterBundling: (_inputDir, outputDir) =>
+            separateModules.map((module) =>
+              separateModuleCommand(module, outputDir, {
+                target: BUNDLE_TARGET,
+                mainFields: MAIN_FIELDS,
+                externals: BUNDLE_EXTERNALS,
+                aliases: BUILTIN_ALIASES,
+              }),
+            ),
+        },
         // No createRequire banner: nothing bundled calls require() (the synth test fails if esbuild's "Dynamic
         // require" shim appears), and the banner's import of `module` cost each cold start about half a millisecond.
         esbuildArgs: Object.fromEntries(Object.entries(BUILTIN_ALIASES).map(([name, file]) => [`--alias:${name}`, file])),

@@ -14,6 +14,9 @@ import type { Route } from '../../lib/routes.js';
 import { API_STAGE_NAME, type Stage } from '../../lib/stacks.js';
 import { ApiFunction, type FunctionConcurrencyProps, type FunctionLogProps, PROJECT_ROOT } from './api-function.js';
 
+/** The module an idempotent route's function loads from a file of its own (api-function.ts, separate modules). */
+export const IDEMPOTENCY_UTILITY = path.join(PROJECT_ROOT, 'lib/http/idempotency-utility.mts');
+
 /** What every operation of a stage is told, whichever route it serves. */
 export interface OperationSettings {
   /** Length of a temporary ban in seconds (BAN_SECONDS). */
@@ -48,6 +51,9 @@ export class OperationFunction extends ApiFunction {
       logRemovalPolicy: props.logRemovalPolicy,
       reservedConcurrency: props.reservedConcurrency,
       entry: path.join(PROJECT_ROOT, 'functions', `${route.handler}.ts`),
+      // An idempotent route's function loads Powertools' idempotency utility from a file of its own, with the first
+      // request that carries an Idempotency-Key (lib/http/idempotency.ts).
+      separateModules: route.idempotent ? [IDEMPOTENCY_UTILITY] : [],
       description: `Pet Store ${stage}: ${route.operationId} (${route.method} ${route.path})`,
       environment: {
         STAGE: stage,

@@ -53,6 +53,10 @@ export interface IdempotentRequest {
 
 /**
  * Runs an operation idempotently: the result remembered for a key already used, else `run()`'s, remembered. The
- * handler file of an idempotent route hands it over (lib/http/operation.ts).
+ * handler file of an idempotent route hands it over (lib/http/operation.ts). `prepare`, when given, is called as
+ * soon as a request is found to carry a key, before admission has decided: work the runner will need (loading its
+ * library), started early so that it overlaps the count's round trip; it must not write and must not throw.
  */
-export type IdempotentRunner = (request: IdempotentRequest, context: Context, run: () => Promise<Result>) => Promise<Result>;
+export type IdempotentRunner = ((request: IdempotentRequest, context: Context, run: () => Promise<Result>) => Promise<Result>) & {
+  prepare?: () => void;
+};

@@ -3,7 +3,7 @@
  * Powertools' DynamoDB persistence layer writes, with its default attribute names and its condition for a claim, so
  * records written before this module (or by that layer) read the same:
  *   { id, status, expiration (s), in_progress_expiration (ms), validation (the body's hash), data (the answer) }
- * The idempotency utility (idempotency-utility.ts) reads and writes through this interface rather than importing the
+ * The idempotency utility (idempotency-utility.mts) reads and writes through this interface rather than importing the
  * SDK itself: see there why.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';

@@ -3,11 +3,13 @@
  * declares `idempotent`: the first request with a key claims it (a conditional Put), runs, and stores its result for
  * 24 hours; a retry with the same key and body gets that result again with `Idempotent-Replayed: true` and runs
  * nothing; the same key with another body is 422; a retry while the first still runs is 409 with Retry-After. Built
- * on Powertools for AWS Lambda's Idempotency utility (idempotency-utility.ts).
+ * on Powertools for AWS Lambda's Idempotency utility (idempotency-utility.mts).
  *
  * The handler file of such a route passes `idempotentRunner(route)` to `operation()`, which requires it by type; only
- * that function's bundle carries the library, and it loads it on the first request with a key: such a request costs
- * the library's evaluation once per instance (a few milliseconds), and no cold start without a key pays anything.
+ * that function carries the library, in a file of its own beside its bundle (idempotency-utility.mts), loaded by the
+ * instance's first request with a key. That request starts the load as soon as its key is read, while its count is
+ * in flight (`prepare`), and pays for reading and evaluating the library once per instance (a few milliseconds); no
+ * request without a key, cold or not, reads it.
  *
  * Why `makeIdempotent` around the operation rather than the library's Middy middleware (`makeHandlerIdempotent`):
  * the middleware answers a replay with Middy's early return, around the request path, so a replay would lack this
@@ -28,7 +30,7 @@ import type { Quota, Route } from '../routes.js';
 import type { IdempotentRunner } from './idempotency-key.js';
 import { REMEMBERED_SECONDS, REPLAYED_HEADER } from './idempotency-names.js';
 import { idempotencyRecords, type StoredAnswer, StoredAnswerSchema } from './idempotency-records.js';
-import type { Remember } from './idempotency-utility.js';
+import type { Remember } from './idempotency-utility.mjs';
 import type { Result } from './response.js';
 
 /** A stored answer as the utility hands back a replay. */
@@ -49,7 +51,7 @@ export function idempotentRunner<TQuota extends Quota, TBody, TSuccess>(route: R
   const records = idempotencyRecords(documentClient(), tableName('IDEMPOTENCY_TABLE'));
   let loading: Promise<Remember> | undefined;
   const utility = () => {
-    loading ??= import('./idempotency-utility.js').then(({ rememberer }) => rememberer(records, route.operationId, REMEMBERED_SECONDS));
+    loading ??= import('./idempotency-utility.mjs').then(({ rememberer }) => rememberer(records, route.operationId, REMEMBERED_SECONDS));
     // A failed load is tried again by the next request rather than remembered.
     loading.catch(() => {
       loading = undefined;
@@ -57,7 +59,7 @@ export function idempotentRunner<TQuota extends Quota, TBody, TSuccess>(route: R
     return loading;
   };
 
-  return async (request, context, run) => {
+  const runner: IdempotentRunner = async (request, context, run) => {
     const remember = await utility();
     // The first request's result as the operation gave it, without a trip through its stored form.
     const first: { result?: Result } = {};
@@ -69,4 +71,8 @@ export function idempotentRunner<TQuota extends Quota, TBody, TSuccess>(route: R
     const { replayed, ...answer } = v.parse(ReplaySchema, stored);
     return resultOf(answer, replayed === true);
   };
+  // The request path starts the load as soon as it has read a key, while the count is in flight (pipeline.ts); a
+  // failed load is the runner's to report, when it awaits the load again.
+  runner.prepare = () => void utility();
+  return runner;
 }

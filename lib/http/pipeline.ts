@@ -74,13 +74,15 @@ interface Input {
 }
 
 export function requestPath(route: Route, steps: Steps, limiter: RateLimiter) {
-  /** Parameters, Idempotency-Key and body, in the order a client fixes them; their refusals wait for admission. */
+  /**
+   * Parameters, Idempotency-Key and body, in the order a client fixes them; their refusals wait for admission. A
+   * request with a key has the runner prepare (load its library) before the body is read.
+   */
   function readInput(event: ApiEvent, context: Context): Input {
-    return {
-      params: route.params ? pathParams(route.params, event) : {},
-      key: route.idempotent ? idempotencyKeyOf(event) : undefined,
-      body: route.body ? requestBody(route.body, event, context) : undefined,
-    };
+    const params = route.params ? pathParams(route.params, event) : {};
+    const key = route.idempotent ? idempotencyKeyOf(event) : undefined;
+    if (key !== undefined) steps.idempotency?.prepare?.();
+    return { params, key, body: route.body ? requestBody(route.body, event, context) : undefined };
   }
 
   /**

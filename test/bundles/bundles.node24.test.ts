@@ -178,7 +178,7 @@ const OPERATION_CASES: Record<string, () => Case[]> = {
         input: { method: 'POST', path: '/categories', body: '{"name":', headers: json },
         check: (answer) => expect(answer.body).toMatchObject({ code: 'MALFORMED_JSON', status: 400 }),
       },
-      // The first request with a key loads the idempotency utility, a lazy part of the same bundle.
+      // The first request with a key loads the idempotency utility from its own file beside index.mjs, as deployed.
       {
         input: {
           method: 'POST',

@@ -87,8 +87,13 @@ beforeAll(() => {
   setLogSink(() => undefined);
   dynamoClient().middlewareStack.add(
     (next, context) => async (args) => {
+      // The count is the conditional write that admits; refusals are counted toward a ban in batches, written up to
+      // a second later, so an earlier test's can arrive during another's.
       const counting =
-        context.commandName === 'UpdateItemCommand' && 'TableName' in args.input && args.input.TableName === process.env.COUNTERS_TABLE;
+        context.commandName === 'UpdateItemCommand' &&
+        'TableName' in args.input &&
+        args.input.TableName === process.env.COUNTERS_TABLE &&
+        'ConditionExpression' in args.input;
       if (counting) trace.steps.push('count sent');
       // A count that takes its time, so that what runs alongside it shows as such whatever the machine's load.
       if (counting && trace.slowCount) await new Promise((resolve) => setTimeout(resolve, 150));
@@ -313,6 +318,20 @@ describe('the pipeline (pipeline.ts): caller → admission → input → handler
     // Counted, with its metric (the schema's check of the field came first, so the probe's own check did not run).
     expect(refused.headers['X-RateLimit-Remaining']).toMatch(/^\d+$/);
     expect(trace.steps).toEqual(['count sent', 'count answered', 'metric']);
+  });
+
+  it('a request with a key has the runner prepare while the count is in flight, before the body is read', async () => {
+    trace.slowCount = true;
+    const { runner } = recordingRunner();
+    runner.prepare = () => trace.steps.push('runner prepared');
+    const handler = operation(probeTraced, { handle: async ({ body }) => ({ id: 1, name: body.name }), idempotency: runner });
+    expect((await invoke(handler, post('{"name":"Dog"}', customer(), 'key-prepared'))).status).toBe(201);
+    expect(trace.steps).toEqual(['count sent', 'runner prepared', 'body read', 'count answered', 'metric']);
+    // Without a key, or with a key refused, the runner has nothing to prepare for.
+    trace.steps = [];
+    expect((await invoke(handler, post('{"name":"Dog"}'))).status).toBe(201);
+    expect((await invoke(handler, post('{"name":"Dog"}', customer(), 'bad key\u0007'))).status).toBe(400);
+    expect(trace.steps).not.toContain('runner prepared');
   });
 
   it('the decision’s metric is written while the operation’s own call is in flight, and before a refusal’s answer', async () => {

@@ -4,13 +4,15 @@
  * that answer with `replayed`; the same key with another body is the library's IdempotencyValidationError; a retry
  * while the first still runs its IdempotencyAlreadyInProgressError (http-errors.ts maps both).
  *
- * Loaded by the first request that carries an Idempotency-Key (idempotency.ts imports it dynamically, which esbuild
- * turns into a lazy initialiser inside the one bundle), so that no cold start evaluates the library (about 44 KiB
- * with its JMESPath engine). That is also why this module imports nothing else the function imports: each module
- * shared with the rest of the bundle would become a lazy initialiser too, evaluated on every cold start all the same
- * (with Powertools' own DynamoDB layer, which imports the SDK's client, that is the whole SDK and a bundle over
- * 350 KiB). So the records come in as an interface (idempotency-records.ts), and the persistence layer here only
- * translates between the library's records and them.
+ * Loaded by the first request of an instance that carries an Idempotency-Key, from a file of its own: idempotency.ts
+ * imports it as `./idempotency-utility.mjs`, which the function's bundle keeps as it is, and the function's asset
+ * holds this module bundled by itself beside index.mjs (infra/constructs/separate-modules.ts; an `.mts` file, so that
+ * one specifier names it in the sources and in the asset). No cold start reads or parses the library (about 40 KiB
+ * with its JMESPath engine, which also loads node:zlib). Its bundle holds copies of whatever it imports, so it
+ * imports nothing whose state the function shares: with Powertools' own DynamoDB layer, which imports the SDK's
+ * client, that would be a second SDK and a second client. So the records come in as an interface
+ * (idempotency-records.ts) over the function's document client, and the persistence layer here only translates
+ * between the library's records and them.
  */
 import {
   IdempotencyConfig,
