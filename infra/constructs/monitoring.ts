@@ -3,7 +3,7 @@
  * feel (server errors, slow answers, DynamoDB throttling, throttled functions), all notifying one SNS topic that
  * this account's CloudWatch alarms may publish to, and optionally an existing topic of the operator's.
  */
-import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import {
   Alarm,
@@ -18,17 +18,16 @@ import {
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { FilterPattern, type ILogGroup, MetricFilter } from 'aws-cdk-lib/aws-logs';
-import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
-import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import type { ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import type { TableId } from '../../lib/dynamo/tables.js';
 import { DECISION_DIMENSIONS, DECISION_METRICS, metricsNamespace } from '../../lib/metric-names.js';
 import { PLAN_NAMES } from '../../lib/plans.js';
 import { ROUTES } from '../../lib/routes.js';
 import { API_STAGE_NAME, type Stage } from '../../lib/stacks.js';
+import { alarmTopic } from './alarm-topic.js';
 
 export interface MonitoringProps {
   readonly stage: Stage;
@@ -61,6 +60,23 @@ export const ALARM_THRESHOLDS = {
   lambdaThrottles: 1,
 } as const;
 
+/**
+ * The sum of metrics that are published only for periods with something to count. Metric math leaves a period out
+ * when any operand has no value there, so a plain sum would need every metric to count at once; FILL(…, 0) counts a
+ * silent metric as 0. CloudWatch takes at most 10 metrics in a metric-math alarm (a hard limit): the synth fails,
+ * not the deploy.
+ */
+function sumOfSparse(metrics: Record<string, IMetric>, label: string): MathExpression {
+  const ids = Object.keys(metrics);
+  if (ids.length > 10) throw new Error(`The alarm "${label}" would watch ${ids.length} metrics; CloudWatch allows 10`);
+  return new MathExpression({
+    expression: ids.map((metricId) => `FILL(${metricId}, 0)`).join(' + '),
+    usingMetrics: metrics,
+    period: PERIOD,
+    label,
+  });
+}
+
 export class Monitoring extends Construct {
   readonly topic: Topic;
   /** Where every alarm of the stage notifies: this stack's topic, and the operator's existing topic when one is set. */
@@ -72,35 +88,9 @@ export class Monitoring extends Construct {
     super(scope, id);
     const { api, stage } = props;
 
-    this.topic = new Topic(this, 'AlarmTopic', { displayName: `Pet Store ${stage} alarms`, enforceSSL: true });
-    // A topic policy replaces SNS's default policy, which is what lets same-account CloudWatch alarms publish: with
-    // enforceSSL's Deny alone CloudWatch is implicitly denied and every alarm action fails, visible only in the
-    // alarm's history. So CloudWatch is allowed to publish, for this account's alarms only (the confused-deputy
-    // conditions AWS recommends); the SSL-only Deny still applies to it as to everyone.
-    const stack = Stack.of(this);
-    this.topic.addToResourcePolicy(
-      new PolicyStatement({
-        sid: 'AllowThisAccountsAlarmsToPublish',
-        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
-        actions: ['sns:Publish'],
-        resources: [this.topic.topicArn],
-        conditions: {
-          StringEquals: { 'aws:SourceAccount': stack.account },
-          ArnLike: {
-            'aws:SourceArn': stack.formatArn({
-              service: 'cloudwatch',
-              resource: 'alarm',
-              resourceName: '*',
-              arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-            }),
-          },
-        },
-      }),
-    );
-    if (props.alarmEmail) this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
-    const destinations: ITopic[] = [this.topic];
-    if (props.alarmTopicArn) destinations.push(Topic.fromTopicArn(this, 'ExistingAlarmTopic', props.alarmTopicArn));
-    this.destinations = destinations;
+    const alarms = alarmTopic(this, props);
+    this.topic = alarms.topic;
+    this.destinations = alarms.destinations;
 
     const requests = api.metricCount({ period: PERIOD, statistic: 'Sum', label: 'requests' });
     const clientErrors = api.metricClientError({ period: PERIOD, statistic: 'Sum', label: '4xx' });
@@ -136,21 +126,8 @@ export class Monitoring extends Construct {
       throttleMetrics[`${tableId}Read`] = table.metric('ReadThrottleEvents', { period: PERIOD, statistic: 'Sum' });
       throttleMetrics[`${tableId}Write`] = table.metric('WriteThrottleEvents', { period: PERIOD, statistic: 'Sum' });
     }
-    // CloudWatch takes at most 10 metrics in a metric-math alarm (a hard limit): fail the synth, not the deploy.
-    if (Object.keys(throttleMetrics).length > 10) {
-      throw new Error(`The DynamoDB throttling alarm would watch ${Object.keys(throttleMetrics).length} metrics; CloudWatch allows 10`);
-    }
-    const dynamoThrottles = new MathExpression({
-      // DynamoDB publishes a throttle metric only for periods in which it throttled, and metric math leaves a period
-      // out when any operand has no value there: a plain sum would need all eight to throttle at once. FILL(…, 0)
-      // counts a silent metric as 0, so one table's throttled reads or writes are enough.
-      expression: Object.keys(throttleMetrics)
-        .map((metricId) => `FILL(${metricId}, 0)`)
-        .join(' + '),
-      usingMetrics: throttleMetrics,
-      period: PERIOD,
-      label: 'DynamoDB throttled requests (all tables)',
-    });
+    // DynamoDB publishes a throttle metric only for periods in which it throttled (sumOfSparse).
+    const dynamoThrottles = sumOfSparse(throttleMetrics, 'DynamoDB throttled requests (all tables)');
 
     const serverErrorRate = new MathExpression({
       expression: 'IF(requests >= 20, 100 * errors / requests, 0)',
@@ -159,26 +136,15 @@ export class Monitoring extends Construct {
       label: '5xx %',
     });
 
-    // Lambda publishes Throttles only for periods with invocations; FILL(…, 0) as for DynamoDB above. Six functions,
-    // within CloudWatch's 10 metrics per alarm.
+    // Lambda publishes Throttles only for periods with invocations, as DynamoDB does its throttles.
     const functionThrottles = Object.fromEntries(
       props.functions.map((fn, i) => [`fn${i}`, fn.metricThrottles({ period: PERIOD, statistic: 'Sum' })]),
     );
-    if (Object.keys(functionThrottles).length > 10) {
-      throw new Error(`The Lambda throttles alarm would watch ${Object.keys(functionThrottles).length} metrics; CloudWatch allows 10`);
-    }
-    const lambdaThrottles = new MathExpression({
-      expression: Object.keys(functionThrottles)
-        .map((metricId) => `FILL(${metricId}, 0)`)
-        .join(' + '),
-      usingMetrics: functionThrottles,
-      period: PERIOD,
-      label: 'Lambda throttled invocations (all functions)',
-    });
+    const lambdaThrottles = sumOfSparse(functionThrottles, 'Lambda throttled invocations (all functions)');
 
     const alarmOn = (alarmId: string, alarm: Omit<ConstructorParameters<typeof Alarm>[2], 'metric'> & { metric: IMetric }) => {
       const created = new Alarm(this, alarmId, { treatMissingData: TreatMissingData.NOT_BREACHING, ...alarm });
-      for (const topic of destinations) {
+      for (const topic of this.destinations) {
         created.addAlarmAction(new SnsAction(topic));
         created.addOkAction(new SnsAction(topic));
       }
