@@ -120,6 +120,15 @@ export const LocalEnvSchema = v.object({
   DATA_DIR: v.optional(v.string(), '.data/dynamodb'),
   /** API Gateway caches authorizer results per environment (60 s deployed); locally off unless set. */
   AUTHORIZER_CACHE_TTL: wholeNumber('0'),
+  /**
+   * Warm instances of each function behind the local gateway (infra/local/instances.ts): 1 runs every function in the
+   * gateway's process; more run each function as that many worker threads, each with its own module state.
+   */
+  LAMBDA_INSTANCES: v.pipe(
+    wholeNumber('1'),
+    v.minValue(1, 'LAMBDA_INSTANCES must be at least 1'),
+    v.maxValue(16, 'LAMBDA_INSTANCES must be at most 16'),
+  ),
 });
 export type LocalEnv = v.InferOutput<typeof LocalEnvSchema>;
 

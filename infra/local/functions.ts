@@ -1,7 +1,8 @@
 /**
  * The functions behind the local gateway: each imported the way Lambda does (once per process, on first use)
  * and invoked with a Lambda context. Lambda runs one request at a time per instance, and each instance has its
- * own module state; here one process stands in for every instance, so a function that writes more than its
+ * own module state; here one process stands in for every instance (unless the gateway runs several per function,
+ * instances.ts, each of which runs this module on its own), so a function that writes more than its
  * request count runs one invocation at a time, which keeps optimistic writes (the category id counter) from
  * retrying against each other as no set of Lambda instances would. Readers run concurrently.
  */
@@ -41,6 +42,6 @@ export async function invoke(route: Route, event: ApiEvent): Promise<APIGatewayP
 }
 
 /** Every operation's module, imported up front so that a broken one fails startup, not a request. */
-export async function preloadFunctions(): Promise<void> {
-  await Promise.all(ROUTES.map(load));
+export async function preloadFunctions(routes: readonly Route[] = ROUTES): Promise<void> {
+  await Promise.all(routes.map(load));
 }

@@ -2,7 +2,8 @@
  * The local API Gateway: a node:http server that does what a REST API with stage v1 does in front of our
  * functions, and the WAF web ACL in front of it. It refuses a body the web ACL refuses, matches the route
  * definitions, turns the request into API Gateway's REST proxy event (the body base64-encoded when its Content-Type
- * is one of BINARY_MEDIA_TYPES, as deployed), runs the authorizer and then the same handler modules Lambda runs,
+ * is one of BINARY_MEDIA_TYPES, as deployed), runs the authorizer and then the same handler modules Lambda runs (in
+ * its own process, or as several warm instances of each function: instances.ts),
  * unless the event is over Lambda's invoke payload limit (payload-limits.ts), and answers gateway-level refusals
  * from GATEWAY_RESPONSES, requests Node's parser refuses included. One gateway serves one environment, whose
  * configuration is its process's. WAF's rate rule (requests without a key, per address) is not modelled: it is an
@@ -23,8 +24,8 @@ import { log } from '../../lib/log.js';
 import { API_STAGE_NAME } from '../../lib/stacks.js';
 import { authorize } from './authorizer.js';
 import { proxyEvent } from './events.js';
-import { invoke } from './functions.js';
 import { rawGatewayResponse, sendGatewayResponse } from './gateway-answers.js';
+import { inProcess, type LocalFunctions, workerInstances } from './instances.js';
 import { API_GATEWAY_MAX_BODY_BYTES, overLambdaInvokeLimit, refusedByWebAcl } from './payload-limits.js';
 import { matchRoute } from './route-match.js';
 
@@ -37,6 +38,16 @@ export interface GatewayOptions {
    * @default true
    */
   webAcl?: boolean;
+  /**
+   * Warm instances of each function (instances.ts): 1 runs them in this process; more run each function as that many
+   * worker threads with module state of their own, requests going to them in turn.
+   * @default 1
+   */
+  instances?: number;
+  /** Import (and start) every function before listening, so that a broken one fails startup. */
+  preload?: boolean;
+  /** Told which instance of which operation answered each request that reached one (tests). */
+  onInvoked?: (invocation: { operationId: string; instance: number; statusCode: number | undefined }) => void;
 }
 
 export interface Gateway {
@@ -74,7 +85,12 @@ function writeResult(res: ServerResponse, result: APIGatewayProxyResult, request
   res.end(body);
 }
 
-export async function handleRequest(req: IncomingMessage, res: ServerResponse, options: GatewayOptions = {}): Promise<void> {
+export async function handleRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  options: GatewayOptions = {},
+  functions: LocalFunctions = inProcess,
+): Promise<void> {
   const requestId = randomUUID();
   const url = new URL(req.url ?? '/', 'http://localhost');
   const extra = options.extraRoutes?.[url.pathname];
@@ -120,7 +136,8 @@ export async function handleRequest(req: IncomingMessage, res: ServerResponse, o
     return sendGatewayResponse(res, 'DEFAULT_5XX', requestId);
   }
   try {
-    const result = await invoke(match.route, event);
+    const { result, instance } = await functions.invoke(match.route, event);
+    options.onInvoked?.({ operationId: match.route.operationId, instance, statusCode: result?.statusCode });
     if (!result || typeof result.statusCode !== 'number') throw new Error('the function returned no proxy result');
     writeResult(res, result, requestId);
   } catch (error) {
@@ -172,8 +189,10 @@ function answerClientError(error: Error & { code?: string; rawPacket?: Buffer },
 }
 
 export async function startGateway(port: number, options: GatewayOptions = {}, host = '127.0.0.1'): Promise<Gateway> {
+  const functions = (options.instances ?? 1) > 1 ? workerInstances(options.instances ?? 1) : inProcess;
+  if (options.preload) await functions.preload();
   const server = createServer((req, res) => {
-    handleRequest(req, res, options).catch((error) => {
+    handleRequest(req, res, options, functions).catch((error) => {
       log.error('gateway failure', { error });
       if (!res.headersSent) sendGatewayResponse(res, 'DEFAULT_5XX', randomUUID());
       else res.destroy();
@@ -190,10 +209,12 @@ export async function startGateway(port: number, options: GatewayOptions = {}, h
   return {
     server,
     url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${actualPort}/${API_STAGE_NAME}`,
-    close: () =>
-      new Promise<void>((resolve) => {
+    close: async () => {
+      await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
-      }),
+      });
+      await functions.close();
+    },
   };
 }

@@ -5,13 +5,11 @@
 import { localConfig } from '../../lib/config.js';
 import { log } from '../../lib/log.js';
 import { docsRoutes } from './docs.js';
-import { preloadFunctions } from './functions.js';
 import { startGateway } from './gateway.js';
 
 try {
-  const { PORT: port, HOST: host } = localConfig();
-  await preloadFunctions();
-  const gateway = await startGateway(port, { extraRoutes: docsRoutes() }, host);
+  const { PORT: port, HOST: host, LAMBDA_INSTANCES: instances } = localConfig();
+  const gateway = await startGateway(port, { extraRoutes: docsRoutes(), instances, preload: true }, host);
   process.send?.({ ready: true, url: gateway.url });
   const stop = () => gateway.close().then(() => process.exit(0));
   process.on('SIGTERM', stop);

@@ -2,8 +2,10 @@
  * The request body of a route that takes one, read once: checked in the order a client fixes things, size (413),
  * presence (400), media type and charset (415, see media-type.ts), UTF-8 (400 MALFORMED_JSON); then parsed by
  * @middy/http-json-body-parser (JSON syntax: 400 MALFORMED_JSON, mapped in http-errors.ts); then the route's schema
- * (400 VALIDATION_FAILED naming the field; a string that is not well-formed Unicode is refused there too). Headers are
- * already lower-cased by @middy/http-header-normalizer.
+ * (400 VALIDATION_FAILED naming the field; a string that is not well-formed Unicode is refused there too). Between
+ * the UTF-8 check and the parser, a text that nests arrays and objects more than 32 levels deep is refused
+ * (VALIDATION_FAILED) by a scan that neither recurses nor parses (json-depth.ts): no body of any bytes reaches a
+ * walk deep enough to overflow the stack. Headers are already lower-cased by @middy/http-header-normalizer.
  *
  * The checks that need the raw bytes run before the parser, which is why it is called from here rather than used as
  * a middleware: they answer before it, and every body error comes after admission (a request with a bad body counts).
@@ -17,6 +19,7 @@ import type { Context } from 'aws-lambda';
 import type { ErrorCode } from './errors.js';
 import { HttpError } from './errors.js';
 import { forbiddenJsonKey } from './http-errors.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
 import { checkBodyMediaType, JSON_MEDIA_TYPE } from './media-type.js';
 import type { ApiEvent } from './response.js';
 import { type BodySchema, validateBody } from './validation.js';
@@ -82,6 +85,12 @@ export function requestBody(schema: BodySchema, event: ApiEvent, context: Contex
     text = strictUtf8.decode(bytes);
   } catch {
     throw new HttpError('MALFORMED_JSON', 'The request body is not valid UTF-8: send JSON encoded as UTF-8');
+  }
+  if (nestsDeeperThan(text)) {
+    throw new HttpError(
+      'VALIDATION_FAILED',
+      `The request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep; the limit is ${MAX_JSON_DEPTH} levels`,
+    );
   }
   const json = parsed(text, event, context);
   const result = validateBody(schema, json);

@@ -36,25 +36,33 @@ function codeUnit(text: string): string {
   return `U+${unit.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
 }
 
-/** Where the first string that is not well-formed Unicode is, and what it holds; undefined when there is none. */
-export function illFormedString(value: unknown, path = ''): string | undefined {
-  if (typeof value === 'string') {
-    return LONE_SURROGATE.test(value)
-      ? `"${path}" must be well-formed Unicode: it holds a lone surrogate (${codeUnit(value)}), half of a \\u escape pair`
-      : undefined;
-  }
-  if (Array.isArray(value)) {
-    for (const [i, item] of value.entries()) {
-      const found = illFormedString(item, `${path}[${i}]`);
-      if (found) return found;
-    }
-    return undefined;
-  }
-  if (typeof value === 'object' && value !== null) {
-    for (const [key, item] of Object.entries(value)) {
+/** A string to check, with where it is; or a field name. */
+type Visit = { value: unknown; path: string } | { fieldName: string };
+
+/**
+ * Where the first string that is not well-formed Unicode is, and what it holds; undefined when there is none. A walk
+ * with a stack of its own, in document order, so that no body's depth can overflow the call stack.
+ */
+export function illFormedString(body: unknown): string | undefined {
+  const visits: Visit[] = [{ value: body, path: '' }];
+  for (let visit = visits.pop(); visit; visit = visits.pop()) {
+    if ('fieldName' in visit) {
+      const key = visit.fieldName;
       if (LONE_SURROGATE.test(key)) return `A field name must be well-formed Unicode: it holds a lone surrogate (${codeUnit(key)})`;
-      const found = illFormedString(item, path ? `${path}.${key}` : key);
-      if (found) return found;
+      continue;
+    }
+    const { value, path } = visit;
+    if (typeof value === 'string') {
+      if (LONE_SURROGATE.test(value)) {
+        return `"${path}" must be well-formed Unicode: it holds a lone surrogate (${codeUnit(value)}), half of a \\u escape pair`;
+      }
+    } else if (Array.isArray(value)) {
+      // Pushed last to first, so that the first item is visited first.
+      for (const [i, item] of [...value.entries()].reverse()) visits.push({ value: item, path: `${path}[${i}]` });
+    } else if (typeof value === 'object' && value !== null) {
+      // Each field's name before its value, and before the next field.
+      for (const [key, item] of Object.entries(value).reverse())
+        visits.push({ value: item, path: path ? `${path}.${key}` : key }, { fieldName: key });
     }
   }
   return undefined;

@@ -8,6 +8,7 @@ import { type DeprecationOverrides, deprecationDates } from '../deprecation.js';
 import { answerHeaderNames, GATEWAY_HEADERS, routeErrorCodes } from '../http/answers.js';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_KEY_RULE, REMEMBERED_SECONDS } from '../http/idempotency-key.js';
 import { MAX_BODY_BYTES } from '../http/json-body.js';
+import { MAX_JSON_DEPTH } from '../http/json-depth.js';
 import { JSON_MEDIA_TYPE } from '../http/media-type.js';
 import { ROUTES, type Route, type Tag } from '../routes.js';
 import type { Stage } from '../stacks.js';
@@ -72,7 +73,7 @@ function operationObject(route: Route, overrides: DeprecationOverrides): Json {
   const notes = [route.description];
   if (route.body) {
     notes.push(
-      `Checks run in the order a client fixes things: ${route.idempotent ? `the \`${IDEMPOTENCY_KEY_HEADER}\` header (400), ` : ''}size (413, over ${BODY_LIMIT}), presence (400), media type (415), JSON syntax (400), fields (400), ${route.idempotent ? 'then a key already used (replay, 422 or 409), ' : ''}then the operation's own (${route.errors.join(', ') || 'none'}).`,
+      `Checks run in the order a client fixes things: ${route.idempotent ? `the \`${IDEMPOTENCY_KEY_HEADER}\` header (400), ` : ''}size (413, over ${BODY_LIMIT}), presence (400), media type (415), nesting (400), JSON syntax (400), fields (400), ${route.idempotent ? 'then a key already used (replay, 422 or 409), ' : ''}then the operation's own (${route.errors.join(', ') || 'none'}).`,
     );
   }
   if (route.stability !== 'stable') {
@@ -97,7 +98,7 @@ function operationObject(route: Route, overrides: DeprecationOverrides): Json {
       ? {
           requestBody: {
             required: true,
-            description: `A JSON body of at most ${BODY_LIMIT}, sent as \`${JSON_MEDIA_TYPE}\` in UTF-8. No other media type is accepted, \`+json\` ones such as \`application/vnd.api+json\` included (415); a \`charset\` parameter, if sent, must be \`utf-8\` (415). A body that is not valid UTF-8 is 400 MALFORMED_JSON; a string holding a lone surrogate (a \`\\ud800\` escape without its pair) is 400 VALIDATION_FAILED naming the field.`,
+            description: `A JSON body of at most ${BODY_LIMIT}, sent as \`${JSON_MEDIA_TYPE}\` in UTF-8. No other media type is accepted, \`+json\` ones such as \`application/vnd.api+json\` included (415); a \`charset\` parameter, if sent, must be \`utf-8\` (415). A body that is not valid UTF-8 is 400 MALFORMED_JSON; one that nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep is 400 VALIDATION_FAILED, found before it is parsed; a string holding a lone surrogate (a \`\\ud800\` escape without its pair) is 400 VALIDATION_FAILED naming the field.`,
             content: { [JSON_MEDIA_TYPE]: { schema: jsonSchema(route.body) } },
           },
         }

@@ -20,7 +20,7 @@ export const ERROR_DOCS: Record<ErrorCode, { description: string; example: strin
   MALFORMED_JSON: { description: 'the body is missing, empty, not UTF-8 or not JSON.', example: 'The request body is not valid JSON' },
   VALIDATION_FAILED: {
     description:
-      'a field, path parameter or header breaks its rule (also a body that is null, an array or a scalar, and a string holding a lone surrogate); the message names it.',
+      'a field, path parameter or header breaks its rule (also a body that is null, an array or a scalar, one nested more than 32 levels deep, and a string holding a lone surrogate); the message names it.',
     example: '"name" must not be empty or only white space',
   },
   UNAUTHORIZED: {

@@ -2,11 +2,16 @@
  * Temporary bans (docs/api.md, "Rate limits"): when a customer's refused requests within one UTC minute reach
  * max(10, its per-minute limit), all its keys are banned for BAN_SECONDS; requests during a ban never extend it.
  *
- * Counting refusals is one unconditional write: the count of a minute is an attribute named after that minute
- * (r<minuteStart>, counter-item.ts), so `ADD` needs no condition, never fails and never races; DynamoDB serialises
- * the additions and returns each one's total. Exactly one addition moves the total from below the threshold to at
- * or above it, and only that one writes the ban (on every counter item of the customer, since each admits on its
- * own). A refusal therefore costs at most one write toward the ban, and the threshold stays exact.
+ * Counting refusals is one write: the count of a minute is an attribute named after that minute (r<minuteStart>,
+ * counter-item.ts), so `ADD` needs no condition on the counts and never races; DynamoDB serialises the additions
+ * and returns each one's total. Exactly one addition moves the total from below the threshold to at or above it,
+ * and only that one writes the ban (on every counter item of the customer, since each admits on its own). A refusal
+ * therefore costs at most one write toward the ban, and the threshold stays exact.
+ *
+ * An unban removes the counts and marks the item with its time (`unbannedAtMs`, dynamo-limiter.ts). The addition's
+ * one condition is that its batch began at or after that time: a batch of refusals made before the unban, written
+ * after it by an instance that had them pending, fails instead of counting toward a new ban at once. Those refusals
+ * still go to the day's count for the usage history, by a second write that only such a batch costs.
  *
  * The same addition counts the refusals in their UTC day (x<dayStart>) for the usage history (lib/usage/day-counts.ts),
  * so the history's refused requests cost no write of their own. Neither write shortens the item's TTL, which keeps
@@ -17,6 +22,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Limits } from '../plans.js';
 import { USAGE_RETENTION_DEFAULT_DAYS } from '../usage/day-counts.js';
 import {
+  type CounterItem,
   counterItem,
   dayRefusalName,
   isConditionFailure,
@@ -26,6 +32,7 @@ import {
   refusalCountName,
   retainUntil,
   retryingConflicts,
+  UNBANNED_AT_NAME,
 } from './counter-item.js';
 import type { RefusalCount } from './limiter.js';
 import { shardKey } from './shards.js';
@@ -38,6 +45,12 @@ export interface BanOptions {
   banSeconds: number;
   /** Days a day's totals are kept (USAGE_RETENTION_DAYS): the TTL of the counter items and the history. */
   usageRetentionDays?: number;
+}
+
+/** The time of the item's last unban, as a RefusalCount carries it (nothing when there was none). */
+function unbannedAt(item: CounterItem | undefined): { unbannedAtMs?: number } {
+  const at = item?.[UNBANNED_AT_NAME];
+  return at === undefined ? {} : { unbannedAtMs: at };
 }
 
 export function refusals(db: DynamoDBDocumentClient, table: string, options: BanOptions) {
@@ -81,32 +94,63 @@ export function refusals(db: DynamoDBDocumentClient, table: string, options: Ban
     count: number,
     minuteStart: number,
     now: number,
+    firstRefusalMs: number = now * 1000,
   ): Promise<RefusalCount> {
-    const { Attributes } = await retryingConflicts(() =>
-      db.send(
-        new UpdateCommand({
-          TableName: table,
-          Key: { customerId },
-          // The minute's count for the ban and the day's for the history, in one addition. The count of two minutes
-          // ago goes with it: no instance's clock is that far behind (counter-item.ts). The TTL becomes the retention
-          // after today, as an admission sets it: it keeps this day's count and the days before as long as the history.
-          UpdateExpression: 'ADD #r :n, #x :n SET expiresAt = :expires REMOVE #old',
-          ExpressionAttributeNames: {
-            '#r': refusalCountName(minuteStart),
-            '#x': dayRefusalName(windowStarts(minuteStart).dayStart),
-            '#old': refusalCountName(minuteStart - 2 * MINUTE),
-          },
-          ExpressionAttributeValues: { ':n': count, ':expires': retainUntil(windowStarts(now).dayStart, retentionDays) },
-          ReturnValues: 'ALL_NEW',
-        }),
-      ),
-    );
-    const item = counterItem(Attributes);
-    const total = numberAttribute(Attributes, refusalCountName(minuteStart));
-    const threshold = banThreshold(limits);
-    const running = item?.banUntil !== undefined && item.banUntil > now ? item.banUntil : undefined;
-    if (total >= threshold && total - count < threshold) return { count: total, banUntil: running ?? (await ban(customerId, shards, now)) };
-    return { count: total, banUntil: running };
+    const dayRefusals = { '#x': dayRefusalName(windowStarts(minuteStart).dayStart) };
+    // The TTL becomes the retention after today, as an admission sets it: it keeps this day's count and the days
+    // before as long as the history.
+    const expires = { ':n': count, ':expires': retainUntil(windowStarts(now).dayStart, retentionDays) };
+    try {
+      const { Attributes } = await retryingConflicts(() =>
+        db.send(
+          new UpdateCommand({
+            TableName: table,
+            Key: { customerId },
+            // The minute's count for the ban and the day's for the history, in one addition. The count of two minutes
+            // ago goes with it: no instance's clock is that far behind (counter-item.ts).
+            UpdateExpression: 'ADD #r :n, #x :n SET expiresAt = :expires REMOVE #old',
+            // A batch that began before the last unban is left out of the ban's count (below).
+            ConditionExpression: 'attribute_not_exists(#unbanned) OR #unbanned <= :first',
+            ExpressionAttributeNames: {
+              '#r': refusalCountName(minuteStart),
+              ...dayRefusals,
+              '#old': refusalCountName(minuteStart - 2 * MINUTE),
+              '#unbanned': UNBANNED_AT_NAME,
+            },
+            ExpressionAttributeValues: { ...expires, ':first': firstRefusalMs },
+            ReturnValues: 'ALL_NEW',
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+        ),
+      );
+      const item = counterItem(Attributes);
+      const total = numberAttribute(Attributes, refusalCountName(minuteStart));
+      const threshold = banThreshold(limits);
+      const running = item?.banUntil !== undefined && item.banUntil > now ? item.banUntil : undefined;
+      const unbanned = unbannedAt(item);
+      if (total >= threshold && total - count < threshold)
+        return { count: total, banUntil: running ?? (await ban(customerId, shards, now)), ...unbanned };
+      return { count: total, banUntil: running, ...unbanned };
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      // Refusals an instance had not written when the ban was lifted (and any it batched with them) do not count
+      // toward a new ban: the unban removed the count they belonged to. They were refused all the same, so the day's
+      // count for the usage history still gets them: a second write, only ever for such a batch.
+      await retryingConflicts(() =>
+        db.send(
+          new UpdateCommand({
+            TableName: table,
+            Key: { customerId },
+            UpdateExpression: 'ADD #x :n SET expiresAt = :expires',
+            ExpressionAttributeNames: dayRefusals,
+            ExpressionAttributeValues: expires,
+          }),
+        ),
+      );
+      const old = itemOnFailure(error);
+      const banUntil = old?.banUntil !== undefined && old.banUntil > now ? old.banUntil : undefined;
+      return { count: old?.[refusalCountName(minuteStart)] ?? 0, banUntil, ...unbannedAt(old) };
+    }
   }
 
   return { countRefusals };

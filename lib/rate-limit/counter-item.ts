@@ -2,8 +2,10 @@
  * How a customer's counters are stored. Each counter item holds its counts under attribute names that carry the
  * window they count, so counting is one unconditional-in-shape write that never has to "roll a window over":
  *   { customerId, m<minuteStart>: admitted, d<dayStart>: admitted, r<minuteStart>: refusals,
- *     x<dayStart>: refusals, banUntil, expiresAt, calls_<operationId>: admitted calls, lastCall_<operationId> }
- * (window starts and times in Unix seconds; `r…` and `x…` on a customer's first item only; `calls_…` and
+ *     x<dayStart>: refusals, banUntil, unbannedAtMs, expiresAt, calls_<operationId>: admitted calls,
+ *     lastCall_<operationId> }
+ * (window starts and times in Unix seconds, but `unbannedAtMs`, the time of the last unban, in milliseconds; `r…`,
+ * `x…` and `unbannedAtMs` on a customer's first item only; `calls_…` and
  * `lastCall_…` for deprecated operations, written by the admitting write itself, deprecated-calls.ts). A new
  * minute is simply a name not written yet, so the first request of a window costs the same single write as any
  * other, and concurrent first requests cannot race. Names of ended minutes are removed by later writes
@@ -28,6 +30,8 @@ export { dayCountName, dayRefusalName, retainUntil };
 export const CounterItemSchema = v.objectWithRest({ customerId: v.string() }, v.number());
 export type CounterItem = v.InferOutput<typeof CounterItemSchema>;
 
+/** When the customer's last ban was lifted (Unix milliseconds): refusals from before it never count toward a ban. */
+export const UNBANNED_AT_NAME = 'unbannedAtMs';
 export const minuteCountName = (minuteStart: number) => `m${minuteStart}`;
 export const refusalCountName = (minuteStart: number) => `r${minuteStart}`;
 /** Admitted calls to a deprecated operation, and the last one's time (Unix seconds). */

@@ -3,7 +3,7 @@
  * and reads: admission on one item (admission.ts), the walk over a sharded customer's items (shard-walk.ts), the
  * stale names a write removes in passing (stale-names.ts), the move of finished days to the usage history after
  * an admission (lib/usage/day-move.ts), and the refusal count toward a ban (ban.ts). Reading the windows without
- * counting (`peek`) and lifting a ban (`unban`) are here. The item encoding is counter-item.ts, the sharding of
+ * counting (`peek`) and lifting a ban (`unban`, which marks the item with its time) are here. The item encoding is counter-item.ts, the sharding of
  * large Enterprise limits shards.ts.
  *
  * An admitted request costs one UpdateItem; the request that finds a finished day on its item also pays the
@@ -25,6 +25,7 @@ import {
   isConditionFailure,
   placeholders,
   refusalCountName,
+  UNBANNED_AT_NAME,
 } from './counter-item.js';
 import type { Admission, ConsumeOptions, CounterStore, UsageSnapshot } from './limiter.js';
 import { shardWalk } from './shard-walk.js';
@@ -90,15 +91,17 @@ export function dynamoRateLimiter(db: DynamoDBDocumentClient, table: string, opt
     const { Item } = await db.send(new GetCommand({ TableName: table, Key: { customerId }, ConsistentRead: true }));
     const home = counterItem(Item);
     if (!home) return false;
-    // Every refusal count goes too, so the next refusal does not start a new ban at once.
-    const names: Record<string, string> = {};
+    // Every refusal count goes too, so the next refusal does not start a new ban at once; and the unban's time stays,
+    // so that refusals an instance still holds from before it are left out when they are written (ban.ts).
+    const names: Record<string, string> = { '#unbanned': UNBANNED_AT_NAME };
     const counts = Object.keys(home).filter((name) => name === refusalCountName(Number(name.slice(1))));
     await db.send(
       new UpdateCommand({
         TableName: table,
         Key: { customerId },
-        UpdateExpression: `REMOVE ${['banUntil', ...placeholders(counts, names)].join(', ')}`,
-        ...(counts.length ? { ExpressionAttributeNames: names } : {}),
+        UpdateExpression: `SET #unbanned = :at REMOVE ${['banUntil', ...placeholders(counts, names)].join(', ')}`,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: { ':at': nowMs },
       }),
     );
     // The customer's other items, if it is sharded (the CLI does not know its shard count: try them all).
@@ -121,8 +124,16 @@ export function dynamoRateLimiter(db: DynamoDBDocumentClient, table: string, opt
     return home.banUntil !== undefined && home.banUntil > Math.floor(nowMs / 1000);
   }
 
-  async function countRefusals(customerId: string, limits: Limits, count: number, minuteStart: number, nowMs: number) {
-    return refusalCounter.countRefusals(customerId, limits, shardCount(limits, capacity), count, minuteStart, Math.floor(nowMs / 1000));
+  async function countRefusals(
+    customerId: string,
+    limits: Limits,
+    count: number,
+    minuteStart: number,
+    nowMs: number,
+    firstRefusalMs = nowMs,
+  ) {
+    const shards = shardCount(limits, capacity);
+    return refusalCounter.countRefusals(customerId, limits, shards, count, minuteStart, Math.floor(nowMs / 1000), firstRefusalMs);
   }
 
   return { consume, peek, unban, countRefusals, knowsRefused: () => false };

@@ -47,8 +47,11 @@ export interface RateLimiter {
 
 /** What counting refusals toward the ban found: the minute's count after the addition, and a ban that runs. */
 export interface RefusalCount {
+  /** The minute's count toward the ban after the addition (as it stands, when the batch was left out of it). */
   count: number;
   banUntil: number | undefined;
+  /** When the customer's last ban was lifted (Unix milliseconds), if one ever was. */
+  unbannedAtMs?: number;
 }
 
 /**
@@ -57,8 +60,16 @@ export interface RefusalCount {
  */
 export interface CounterStore extends RateLimiter {
   /**
-   * Adds `count` refusals to the refusal count of the minute starting at `minuteStart` (one unconditional write),
-   * and starts the ban if this addition is the one that reaches the threshold (banThreshold in ban.ts).
+   * Adds `count` refusals to the refusal count of the minute starting at `minuteStart` (one write), and starts the
+   * ban if this addition is the one that reaches the threshold (banThreshold in ban.ts). A batch whose first refusal
+   * (`firstRefusalMs`, default `nowMs`) came before the customer's last unban is left out of the count toward the ban.
    */
-  countRefusals(customerId: string, limits: Limits, count: number, minuteStart: number, nowMs: number): Promise<RefusalCount>;
+  countRefusals(
+    customerId: string,
+    limits: Limits,
+    count: number,
+    minuteStart: number,
+    nowMs: number,
+    firstRefusalMs?: number,
+  ): Promise<RefusalCount>;
 }

@@ -41,6 +41,7 @@ const { addCategories, authorizerContext, events, LISTED_CATEGORIES, loadHandler
 const { endToEnd, exactness } = await import('./load.js');
 const { coldStarts, coldGoals } = await import('./cold-start.js');
 const { compareLimiters, limiterGoals } = await import('./limiters.js');
+const { statusCalls, statusGoals } = await import('./status-calls.js');
 const { costPerMillion, PRICES } = await import('./prices.js');
 const { makeCustomer, addKey } = await import('../support/customers.js');
 
@@ -102,6 +103,14 @@ if (coldOnly) {
 const work = await workPerRequest(handlers, meter, authorizerRequest);
 results.work = work;
 table('DynamoDB work per request (SDK middleware + ReturnConsumedCapacity)', work as unknown as Record<string, unknown>[]);
+
+// 2b. GET /rate-limit's calls over time, not banned and banned, on one warm instance
+const status = await statusCalls(handlers, meter);
+results.statusCalls = status;
+table(
+  "GET /rate-limit's DynamoDB calls on one warm instance, on the bench's clock: many requests within a second, across seconds, at once, and during a ban",
+  status as unknown as Record<string, unknown>[],
+);
 
 // 3. Warm overhead
 const overhead = await warmOverhead(handlers, meter, settings.warmInvocations, resetCategories);
@@ -197,7 +206,7 @@ const goals = [
     figure: `${exact.admitted} admitted, ${exact.serverErrors} 5xx`,
   },
 ];
-const rateLimiterGoals = limiterGoals(limiters);
+const rateLimiterGoals = [...statusGoals(status), ...limiterGoals(limiters)];
 results.goals = [...goals, ...rateLimiterGoals];
 table('Goals', goals);
 table('Goals of the rate limiter', rateLimiterGoals);

@@ -143,3 +143,36 @@ describe('createCategory: CATEGORY_EXISTS (409)', () => {
     expect(second.id).toBe(first.id + 1);
   });
 });
+
+describe('createCategory: nesting deeper than 32 levels is VALIDATION_FAILED (400), found before parsing', () => {
+  const arrays = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+
+  it('judges a body 32 levels deep on its fields, and refuses one 33 deep saying the limit', async () => {
+    const at32 = await expectRefused(`{"name":"Dog","extra":${arrays(31)}}`, 400, 'VALIDATION_FAILED');
+    expect(at32.message).toContain('"extra"');
+    const at33 = await expectRefused(`{"name":"Dog","extra":${arrays(32)}}`, 400, 'VALIDATION_FAILED');
+    expect(at33.message).toBe('The request body nests arrays and objects more than 32 levels deep; the limit is 32 levels');
+  });
+
+  it.each([
+    ['4,000 arrays (8 KB)', arrays(4_000)],
+    ['8,000 arrays, the most 16 KiB holds', arrays(8_000)],
+    ['2,000 objects after a __proto__ key', `{"__proto__":1,"name":"Dog","x":${'{"a":'.repeat(2_000)}1${'}'.repeat(2_000)}}`],
+    ['5,000 brackets never closed', '['.repeat(5_000)],
+  ])('for %s', async (_, body) => {
+    const error = await expectRefused(body, 400, 'VALIDATION_FAILED');
+    expect(error.message).toContain('32 levels');
+  });
+
+  it('does not count brackets inside strings, escaped quotes included', async () => {
+    const answer = await invoke(create, jsonPost(JSON.stringify({ name: `Brackets \\" ${'['.repeat(60)}` })));
+    expect(answer.status).toBe(201);
+  });
+
+  it('names the first string that is not well-formed Unicode, in document order, however deep', async () => {
+    const deep = await expectRefused(`{"name":"Dog","x":[1,[{"y":["ok","\\ud800"]}]],"z":"\\udc00"}`, 400, 'VALIDATION_FAILED');
+    expect(deep.message).toContain('"x[1][0].y[1]"');
+    const key = await expectRefused('{"name":"Dog","\\ud800":"\\udc00"}', 400, 'VALIDATION_FAILED');
+    expect(key.message).toMatch(/^A field name/);
+  });
+});
