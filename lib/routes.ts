@@ -168,7 +168,8 @@ export const getRateLimitStatus = defineRoute({
   path: '/rate-limit',
   handler: 'get-rate-limit-status',
   summary: "The caller's plan, both rate-limit windows and ban state, without consuming quota",
-  description: 'Does not consume quota.',
+  description:
+    "Does not consume quota. A server instance reads the counters at most once a second: between reads, remaining is an upper bound and reset is exact; during a ban the answer comes from the instance's memory of the ban.",
   tag: 'Rate limits',
   stability: 'stable',
   quota: 'peek',
