@@ -4,6 +4,7 @@
  */
 import { nowMs } from '../../clock.js';
 import { CustomerIdSchema, parseKeyName, parseWith, UsageError } from '../args.js';
+import { createAuditedKey } from '../audited-key.js';
 import { defineCommand } from '../command.js';
 import { parseExpiry } from '../expiry.js';
 
@@ -20,26 +21,7 @@ export const keysCreate = defineCommand({
     return async ({ auth, audit }) => {
       const customer = await auth.getCustomer(customerId);
       if (!customer) throw new UsageError(`no customer "${customerId}" in ${stage}: create it with customers set-plan first`);
-      const now = new Date(nowMs());
-      const { apiKey, record } = await auth.createKey(customerId, stage, name, {
-        now,
-        expiresAt,
-        also: (key) => [
-          audit.entry(
-            {
-              action: 'key-create',
-              customerId,
-              keyId: key.keyId,
-              changes: {
-                status: { from: null, to: key.status },
-                ...(key.name ? { name: { from: null, to: key.name } } : {}),
-                ...(key.expiresAt ? { expiresAt: { from: null, to: key.expiresAt } } : {}),
-              },
-            },
-            now,
-          ),
-        ],
-      });
+      const { apiKey, record } = await createAuditedKey({ auth, audit }, customerId, stage, { name, expiresAt, now: new Date(nowMs()) });
       const expiry = record.expiresAt ? `, expires ${record.expiresAt}` : '';
       const suspended = customer.suspendedAt ? '\nThe customer is suspended: the key is refused until `customers resume`.' : '';
       return {

@@ -9,6 +9,7 @@ import { changed } from '../../audit/trail.js';
 import { nowMs } from '../../clock.js';
 import type { Limits } from '../../plans.js';
 import type { Stage } from '../../stacks.js';
+import { createAuditedKey } from '../audited-key.js';
 import { deleteCategory } from '../category-deletion.js';
 import type { Stores } from '../stores.js';
 import { type CheckResult, runCheck } from './check.js';
@@ -60,25 +61,7 @@ export async function createTemporaryCustomer(
   try {
     const issued = new Date(nowMs());
     const expiresAt = new Date(issued.getTime() + KEY_LIFETIME_MS);
-    const { apiKey, record } = await auth.createKey(customerId, stage, KEY_NAME, {
-      now: issued,
-      expiresAt,
-      also: (key) => [
-        audit.entry(
-          {
-            action: 'key-create',
-            customerId,
-            keyId: key.keyId,
-            changes: {
-              status: { from: null, to: key.status },
-              name: { from: null, to: KEY_NAME },
-              expiresAt: { from: null, to: expiresAt.toISOString() },
-            },
-          },
-          now,
-        ),
-      ],
-    });
+    const { apiKey, record } = await createAuditedKey({ auth, audit }, customerId, stage, { name: KEY_NAME, expiresAt, now: issued });
     return { customerId, keyId: record.keyId, apiKey, limits };
   } catch (error) {
     // A customer without a key is still an active customer: it goes too.
