@@ -58,7 +58,7 @@ describe('createCategory on a new instance', () => {
     expect(first.status).toBe(201);
     expect(utility.loads).toBe(1);
     const replay = await invoke(create, keyed());
-    expect(replay.headers['Idempotent-Replayed']).toBe('true');
+    expect(replay.headers.get('Idempotent-Replayed')).toBe('true');
     expect(replay.body).toEqual(first.body);
     expect(utility.loads).toBe(1);
   });

@@ -10,7 +10,7 @@ import { DeleteCommand, GetCommand, PutCommand, ScanCommand, UpdateCommand } fro
 import { describe, expect, it } from 'vitest';
 import { categoryIntegrity } from '../support/category-integrity.js';
 import { makeCustomer, testDb } from '../support/customers.js';
-import { type HttpAnswer, useGateway } from '../support/http.js';
+import { type Answer, useGateway } from '../support/http.js';
 
 const { call, customer } = useGateway();
 const IDEMPOTENCY_TABLE = process.env.IDEMPOTENCY_TABLE as string;
@@ -36,7 +36,7 @@ const recordId = (customerId: string, key: string) =>
 const record = async (customerId: string, key: string) =>
   (await testDb.send(new GetCommand({ TableName: IDEMPOTENCY_TABLE, Key: { id: recordId(customerId, key) }, ConsistentRead: true }))).Item;
 
-function expectError(answer: HttpAnswer, status: number, code: string) {
+function expectError(answer: Answer, status: number, code: string) {
   expect(answer.status).toBe(status);
   expect(answer.body).toEqual({ code, message: expect.any(String), status });
 }

@@ -7,20 +7,20 @@ import { resetClock, setClock } from '../../lib/clock.js';
 import { config } from '../../lib/config.js';
 import { deprecationDates } from '../../lib/deprecation.js';
 import { getPetById, ROUTES, type Route } from '../../lib/routes.js';
-import { type HttpAnswer, useGateway } from '../support/http.js';
+import { type Answer, useGateway } from '../support/http.js';
 
 const { call } = useGateway();
 const { deprecatedAt, sunsetAt, docsUrl } = deprecationDates(getPetById.deprecation ?? assert.fail('getPetById is deprecated'), config());
 
 afterEach(() => resetClock());
 
-function expectDeprecationHeaders(answer: HttpAnswer) {
+function expectDeprecationHeaders(answer: Answer) {
   expect(answer.headers.get('deprecation')).toBe(`@${Math.floor(deprecatedAt.getTime() / 1000)}`);
   expect(answer.headers.get('sunset')).toBe(sunsetAt.toUTCString());
   expect(answer.headers.get('link')).toBe(`<${docsUrl}>; rel="deprecation"; type="text/html"`);
 }
 
-function expectError(answer: HttpAnswer, status: number, code: string) {
+function expectError(answer: Answer, status: number, code: string) {
   expect(answer.status).toBe(status);
   expect(answer.body).toEqual({ code, message: expect.any(String), status });
 }

@@ -20,7 +20,7 @@ describe('DynamoDB unreachable', () => {
       );
       expect(answer.status).toBe(503);
       expect(answer.body).toEqual({ code: 'SERVICE_UNAVAILABLE', message: expect.any(String), status: 503 });
-      expect(Number(answer.headers['Retry-After'])).toBeGreaterThanOrEqual(1);
+      expect(Number(answer.headers.get('Retry-After'))).toBeGreaterThanOrEqual(1);
       expect(JSON.stringify(answer.body)).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|table/i);
     },
   );
