@@ -1,7 +1,8 @@
 /**
  * `npm run casts`: counts type assertions (`x as T`, `<T>x`) in product code (lib/, functions/, infra/), leaving out
  * `as const`, which asserts nothing. Reads the syntax tree, so "as" in strings and comments never counts.
- * `npm run casts -- test` counts the tests instead (any folders given replace the product's); `--list` prints each.
+ * `npm run casts -- test` counts the tests instead (any folders or files given replace the product's); `--list` prints
+ * each.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -12,6 +13,7 @@ const given = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
 const roots = given.length > 0 ? given : PRODUCT;
 
 function files(dir: string): string[] {
+  if (statSync(dir).isFile()) return [dir];
   return readdirSync(dir).flatMap((name) => {
     const full = path.join(dir, name);
     if (statSync(full).isDirectory()) return name === 'node_modules' ? [] : files(full);
