@@ -12,11 +12,13 @@ import { lambdaContext } from '../../infra/local/events.js';
 import { dynamoClient } from '../../lib/dynamo/client.js';
 import { FUNCTION_SETTINGS } from '../../lib/function-settings.js';
 import { setLogSink } from '../../lib/log.js';
+import { errorBody } from '../support/answer.js';
 import { categoryIntegrity } from '../support/category-integrity.js';
 import { testDb } from '../support/customers.js';
+import { testTable } from '../support/environment.js';
 import { type Answer, invoke, proxyEvent, TEST_AUTHORIZER } from '../support/events.js';
 
-const table = () => categoryIntegrity(testDb, process.env.CATEGORIES_TABLE as string);
+const table = () => categoryIntegrity(testDb, testTable('CATEGORIES_TABLE'));
 const unique = (what: string) => `${what} ${randomUUID().slice(0, 8)}`;
 const post = (body: unknown, keys: string[]) =>
   proxyEvent({
@@ -69,7 +71,7 @@ describe('createCategory with an Idempotency-Key, requests running at once', () 
     const byKind = (kind: (a: Answer) => boolean) => answers.filter(kind);
     const created = byKind((a) => a.status === 201 && !a.headers.has('Idempotent-Replayed'));
     const replays = byKind((a) => a.status === 201 && a.headers.get('Idempotent-Replayed') === 'true');
-    const inProgress = byKind((a) => a.status === 409 && (a.body as { code: string }).code === 'IDEMPOTENCY_IN_PROGRESS');
+    const inProgress = byKind((a) => a.status === 409 && errorBody(a).code === 'IDEMPOTENCY_IN_PROGRESS');
     expect(created).toHaveLength(1);
     expect(replays.length + inProgress.length).toBe(19);
     for (const answer of inProgress) expect(answer.headers.get('Retry-After')).toBe('1');

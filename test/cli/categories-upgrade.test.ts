@@ -12,9 +12,10 @@ import { handler as list } from '../../functions/list-categories.js';
 import { categoryIntegrity, scanTable } from '../support/category-integrity.js';
 import { petstore } from '../support/cli.js';
 import { testDb } from '../support/customers.js';
+import { testTable } from '../support/environment.js';
 import { invoke, jsonPost, proxyEvent } from '../support/events.js';
 
-const table = process.env.CATEGORIES_TABLE as string;
+const table = testTable('CATEGORIES_TABLE');
 
 /** The previous release's items, as its store wrote them (lib/categories/store.ts before names were folded). */
 const STORED = [

@@ -10,9 +10,10 @@ import { handler as create } from '../../functions/create-category.js';
 import { categoryIntegrity } from '../support/category-integrity.js';
 import { petstore, petstoreProcess } from '../support/cli.js';
 import { testDb } from '../support/customers.js';
+import { testTable } from '../support/environment.js';
 import { type Answer, invoke, proxyEvent, TEST_AUTHORIZER } from '../support/events.js';
 
-const table = process.env.CATEGORIES_TABLE as string;
+const table = testTable('CATEGORIES_TABLE');
 const run = randomUUID().slice(0, 6);
 const alice = `alice-${run}`;
 const bob = `bob-${run}`;
@@ -48,7 +49,7 @@ async function everything() {
     ((await testDb.send(new ScanCommand({ TableName, ConsistentRead: true }))).Items ?? []).sort((a, b) =>
       JSON.stringify([a.pk ?? a.customerId, a.sk]).localeCompare(JSON.stringify([b.pk ?? b.customerId, b.sk])),
     );
-  return { categories: await scan(table), audit: await scan(process.env.AUDIT_TABLE as string) };
+  return { categories: await scan(table), audit: await scan(testTable('AUDIT_TABLE')) };
 }
 
 async function expectUsageError(args: string[], message: RegExp) {

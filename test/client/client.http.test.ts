@@ -14,11 +14,12 @@ import { resetClock, setClock } from '../../lib/clock.js';
 import { answerOfResponse } from '../support/answer.js';
 import { categoryIntegrity } from '../support/category-integrity.js';
 import { makeCustomer, testDb } from '../support/customers.js';
+import { testTable } from '../support/environment.js';
 import { useGateway } from '../support/http.js';
 import { expectConformsToOpenApi } from '../support/openapi-conformance.js';
 
 const { url, customer } = useGateway();
-const table = () => categoryIntegrity(testDb, process.env.CATEGORIES_TABLE as string);
+const table = () => categoryIntegrity(testDb, testTable('CATEGORIES_TABLE'));
 afterEach(() => resetClock());
 
 /** fetch, with every answer checked against openapi.json (the body is read from a clone). */

@@ -9,10 +9,11 @@ import { categoryStore } from '../../lib/categories/store.js';
 import { documentClient } from '../../lib/dynamo/client.js';
 import { categoryIntegrity } from '../support/category-integrity.js';
 import { makeCustomer, testDb } from '../support/customers.js';
+import { testTable } from '../support/environment.js';
 import { useGateway } from '../support/http.js';
 
 const { call } = useGateway();
-const table = process.env.CATEGORIES_TABLE as string;
+const table = testTable('CATEGORIES_TABLE');
 const post = (name: string, key?: string) =>
   call('/categories', { method: 'POST', body: JSON.stringify({ name }), headers: { 'Content-Type': 'application/json' }, key });
 

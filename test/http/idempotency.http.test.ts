@@ -10,11 +10,12 @@ import { DeleteCommand, GetCommand, PutCommand, ScanCommand, UpdateCommand } fro
 import { describe, expect, it } from 'vitest';
 import { categoryIntegrity } from '../support/category-integrity.js';
 import { makeCustomer, testDb } from '../support/customers.js';
+import { testTable } from '../support/environment.js';
 import { type Answer, useGateway } from '../support/http.js';
 
 const { call, customer } = useGateway();
-const IDEMPOTENCY_TABLE = process.env.IDEMPOTENCY_TABLE as string;
-const table = () => categoryIntegrity(testDb, process.env.CATEGORIES_TABLE as string);
+const IDEMPOTENCY_TABLE = testTable('IDEMPOTENCY_TABLE');
+const table = () => categoryIntegrity(testDb, testTable('CATEGORIES_TABLE'));
 
 const post = (body: unknown, key?: string, apiKey?: string) =>
   call('/categories', {

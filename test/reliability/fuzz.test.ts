@@ -9,6 +9,7 @@ import { generateKey } from '../../lib/auth/keys.js';
 import { categoryIntegrity, type StoredCategory } from '../support/category-integrity.js';
 import { type Answer, contractViolations, send } from '../support/contract-answer.js';
 import { makeCustomer, type TestCustomer, testAuthStore, testDb } from '../support/customers.js';
+import { testTable } from '../support/environment.js';
 import { useGateway } from '../support/http.js';
 
 const { url, customer } = useGateway();
@@ -200,7 +201,7 @@ describe('fuzzing through the local gateway', () => {
   });
 
   it('the table holds no half-written create: every name reservation has its category, and the counter is the last id', async () => {
-    const table = await categoryIntegrity(testDb, process.env.CATEGORIES_TABLE as string);
+    const table = await categoryIntegrity(testDb, testTable('CATEGORIES_TABLE'));
     expect(table.problems).toEqual([]);
     expect(table.categories).toHaveLength(created.length);
     expect(table.reservations).toBe(created.length);

@@ -12,12 +12,13 @@ import { setLogSink } from '../../lib/log.js';
 import { categoryIntegrity } from '../support/category-integrity.js';
 import { contractViolations } from '../support/contract-answer.js';
 import { testDb } from '../support/customers.js';
+import { testTable } from '../support/environment.js';
 import { useGateway } from '../support/http.js';
 
 const { call } = useGateway();
 const clients = [dynamoClient(), authorizerDynamoClient()];
 const json = { 'Content-Type': 'application/json' };
-const table = () => categoryIntegrity(testDb, process.env.CATEGORIES_TABLE as string);
+const table = () => categoryIntegrity(testDb, testTable('CATEGORIES_TABLE'));
 
 /** Which commands are throttled, and for how many attempts of each send (Infinity: every attempt). */
 const throttle = { commands: new Set<string>(), attempts: 0 };
