@@ -12,3 +12,15 @@ export function testTable(variable: TableSpec['envVar']): string {
 export function testStage(): Stage {
   return v.parse(v.picklist(STAGES), process.env.STAGE);
 }
+
+/** Every table of this test file, by its variable. */
+export function testTables(): Record<TableSpec['envVar'], string> {
+  return {
+    CATEGORIES_TABLE: testTable('CATEGORIES_TABLE'),
+    CUSTOMERS_TABLE: testTable('CUSTOMERS_TABLE'),
+    KEYS_TABLE: testTable('KEYS_TABLE'),
+    COUNTERS_TABLE: testTable('COUNTERS_TABLE'),
+    IDEMPOTENCY_TABLE: testTable('IDEMPOTENCY_TABLE'),
+    AUDIT_TABLE: testTable('AUDIT_TABLE'),
+  };
+}
