@@ -16,6 +16,7 @@ import { categoryIntegrity } from '../support/category-integrity.js';
 import { makeCustomer, testDb } from '../support/customers.js';
 import { testTable } from '../support/environment.js';
 import { useGateway } from '../support/http.js';
+import { listen } from '../support/listen.js';
 import { expectConformsToOpenApi } from '../support/openapi-conformance.js';
 
 const { url, customer } = useGateway();
@@ -117,8 +118,7 @@ describe('a create whose first answer is lost', () => {
       );
       req.pipe(upstream);
     });
-    await new Promise<void>((resolve) => proxy?.listen(0, '127.0.0.1', resolve));
-    const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/v1`;
+    const proxyUrl = `http://127.0.0.1:${await listen(proxy)}/v1`;
 
     const sleeps: number[] = [];
     const retrying = new PetStoreClient({

@@ -75,14 +75,11 @@ const trace = vi.hoisted(() => {
 vi.mock('../../lib/metrics.js', () => ({ recordDecision: () => trace.steps.push('metric') }));
 const customer = (perMinute = 500) => ({ ...TEST_AUTHORIZER, customerId: `path-${randomUUID()}`, perMinute: String(perMinute) });
 const get = (authorizer: Record<string, string> | null = customer()) => proxyEvent({ path: '/probe', authorizer });
-const post = (body: string, authorizer: Record<string, string> = customer(), key?: string) =>
-  proxyEvent({
-    method: 'POST',
-    path: '/probe',
-    body,
-    authorizer,
-    headers: [['Content-Type', 'application/json'], ...(key ? [['Idempotency-Key', key] as [string, string]] : [])],
-  });
+const post = (body: string, authorizer: Record<string, string> = customer(), key?: string) => {
+  const headers: [string, string][] = [['Content-Type', 'application/json']];
+  if (key) headers.push(['Idempotency-Key', key]);
+  return proxyEvent({ method: 'POST', path: '/probe', body, authorizer, headers });
+};
 
 beforeAll(() => {
   setLogSink(() => undefined);

@@ -17,7 +17,7 @@ import { callCountName, dayCountName, minuteCountName } from '../../lib/rate-lim
 import { deprecatedCallStore } from '../../lib/rate-limit/deprecated-calls.js';
 import { dynamoRateLimiter } from '../../lib/rate-limit/dynamo-limiter.js';
 import { ITEM_CAPACITY_PER_MINUTE, shardCount, shardKey } from '../../lib/rate-limit/shards.js';
-import { sentHeaders } from '../support/answer.js';
+import { errorBody, sentHeaders } from '../support/answer.js';
 import { storedCounts } from '../support/counters.js';
 import { testDb } from '../support/customers.js';
 import { type Answer, invoke, proxyEvent } from '../support/events.js';
@@ -197,7 +197,7 @@ describe('temporary ban', () => {
     now = T0 + 1_000;
     await times(5, c.list);
     const refusals = await times(9, c.list);
-    expect(refusals.every((a) => a.status === 429 && (a.body as { code: string }).code === 'RATE_LIMIT_EXCEEDED')).toBe(true);
+    expect(refusals.every((a) => a.status === 429 && errorBody(a).code === 'RATE_LIMIT_EXCEEDED')).toBe(true);
 
     const tenth = await c.list();
     expect(tenth.body).toMatchObject({ code: 'API_KEY_TEMPORARILY_BANNED', status: 429 });
@@ -221,7 +221,7 @@ describe('temporary ban', () => {
     const c = customer('enterprise', { perMinute: 12, perDay: 1_000 });
     await times(12, c.list);
     const refusals = await times(12, c.list);
-    expect(refusals.slice(0, 11).every((a) => (a.body as { code: string }).code === 'RATE_LIMIT_EXCEEDED')).toBe(true);
+    expect(refusals.slice(0, 11).every((a) => errorBody(a).code === 'RATE_LIMIT_EXCEEDED')).toBe(true);
     expect(refusals[11]?.body).toMatchObject({ code: 'API_KEY_TEMPORARILY_BANNED' });
     expect(await counters.unban(c.customerId, now)).toBe(true);
     now = T0 + 60_000;

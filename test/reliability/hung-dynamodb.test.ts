@@ -15,6 +15,7 @@ import { generateKey } from '../../lib/auth/keys.js';
 import { DYNAMO_BUDGETS, LAMBDA_TIMEOUT_MS, worstCaseWaitMs } from '../../lib/dynamo/budget.js';
 import { setLogSink } from '../../lib/log.js';
 import { contractViolations, send } from '../support/contract-answer.js';
+import { listen } from '../support/listen.js';
 
 const ENV_KEYS = ['DYNAMODB_ENDPOINT', 'AWS_ENDPOINT_URL_DYNAMODB', 'AWS_REGION', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY'];
 const savedEnv = Object.fromEntries(ENV_KEYS.map((key) => [key, process.env[key]]));
@@ -32,8 +33,7 @@ beforeAll(async () => {
     socket.on('close', () => sockets.delete(socket));
     // Reads the request and never writes a byte back.
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
+  const port = await listen(server);
   delete process.env.DYNAMODB_ENDPOINT;
   Object.assign(process.env, {
     AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${port}`,

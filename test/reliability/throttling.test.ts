@@ -5,7 +5,8 @@
  * up no id.
  */
 import { ProvisionedThroughputExceededException, ThrottlingException } from '@aws-sdk/client-dynamodb';
-import type { FinalizeHandlerArguments, HandlerExecutionContext } from '@smithy/types';
+import type { HandlerExecutionContext } from '@smithy/types';
+import * as v from 'valibot';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { authorizerDynamoClient, dynamoClient } from '../../lib/dynamo/client.js';
 import { setLogSink } from '../../lib/log.js';
@@ -40,6 +41,8 @@ function throttlingError(command: string, attempt: number): Error {
   return Object.assign(error, { $retryable: { throttling: true } });
 }
 
+const RetryMetadata = v.object({ attempts: v.optional(v.number()), totalRetryDelay: v.optional(v.number()) });
+
 /** Lines the service logged: each refused request is logged once, with its request id, for the operator. */
 const logged: string[] = [];
 
@@ -63,16 +66,16 @@ beforeAll(() => {
     client.middlewareStack.add(
       (next, context) => async (args) => {
         const command = context.commandName ?? '';
-        if (!throttle.commands.has(command)) return next(args as FinalizeHandlerArguments<object>);
+        if (!throttle.commands.has(command)) return next(args);
         try {
           const result = await next(args);
-          const { attempts = 0, totalRetryDelay = 0 } = (result.output as { $metadata: { attempts?: number; totalRetryDelay?: number } })
-            .$metadata;
+          const { attempts = 0, totalRetryDelay = 0 } = result.output.$metadata;
           sends.push({ command, attempts, totalRetryDelay, succeeded: true });
           return result;
         } catch (error) {
-          const { attempts = 0, totalRetryDelay = 0 } =
-            (error as { $metadata?: { attempts?: number; totalRetryDelay?: number } }).$metadata ?? {};
+          // An SDK error carries the same account of attempts as an output.
+          const metadata = error instanceof Error && '$metadata' in error ? error.$metadata : {};
+          const { attempts = 0, totalRetryDelay = 0 } = v.parse(RetryMetadata, metadata);
           sends.push({ command, attempts, totalRetryDelay, succeeded: false });
           throw error;
         }

@@ -53,12 +53,12 @@ async function monthItem(customerId: string, month: string) {
   return (await testDb.send(new GetCommand({ TableName: COUNTERS_TABLE, Key: key, ConsistentRead: true }))).Item;
 }
 
-function shuffle<T>(items: T[]): T[] {
-  for (let i = items.length - 1; i > 0; i--) {
-    const j = Math.floor(Math.random() * (i + 1));
-    [items[i], items[j]] = [items[j] as T, items[i] as T];
-  }
-  return items;
+/** The items in a random order: each is sorted by a random number of its own. */
+function shuffle<T>(items: readonly T[]): T[] {
+  return items
+    .map((item) => ({ item, at: Math.random() }))
+    .sort((a, b) => a.at - b.at)
+    .map(({ item }) => item);
 }
 
 /** A request to a store as the API makes it: a refusal for a used-up window is counted (ban.ts, for the ban and the day). */
