@@ -11,7 +11,6 @@ import { handler as create } from '../../functions/create-category.js';
 import { lambdaContext } from '../../infra/local/events.js';
 import { dynamoClient } from '../../lib/dynamo/client.js';
 import { FUNCTION_SETTINGS } from '../../lib/function-settings.js';
-import { setLogSink } from '../../lib/log.js';
 import { errorBody } from '../support/answer.js';
 import { categoryIntegrity } from '../support/category-integrity.js';
 import { testDb } from '../support/customers.js';
@@ -48,7 +47,6 @@ const recordOf = async (key: string) =>
  */
 const failOnce = new Map<string, Error>();
 beforeAll(() => {
-  setLogSink(() => undefined);
   dynamoClient().middlewareStack.add(
     (next, context) => async (args) => {
       const command = context.commandName ?? '';

@@ -7,7 +7,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PetStoreClient, type PetStoreClientOptions, PetStoreError } from '../../lib/client/index.js';
 import { resetClock, setClock } from '../../lib/clock.js';

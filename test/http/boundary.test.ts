@@ -2,17 +2,17 @@
  * The HTTP boundary: an unexpected error becomes 500 INTERNAL_ERROR in the Error shape, with the request id and
  * the rate-limit headers, and nothing of the error itself (message, stack, table names) reaches the client.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { lambdaContext } from '../../infra/local/events.js';
 import { operation } from '../../lib/http/operation.js';
-import { setLogSink } from '../../lib/log.js';
 import { listStoreOrders } from '../../lib/routes.js';
 import { invoke, proxyEvent } from '../support/events.js';
+import { captureLogs } from '../support/logs.js';
 
 describe('unexpected errors', () => {
   it('become 500 INTERNAL_ERROR without leaking internals, and are logged with the request id', async () => {
-    const lines: string[] = [];
-    setLogSink((line) => lines.push(line));
+    const { lines, stop } = captureLogs();
+    onTestFinished(stop);
     const failing = operation(listStoreOrders, async () => {
       throw new TypeError(`Cannot read properties of undefined (table ${process.env.COUNTERS_TABLE})`);
     });

@@ -11,7 +11,6 @@ import { config, parseEnv, setConfig } from '../../lib/config.js';
 import { deprecationDates, deprecationVariables } from '../../lib/deprecation.js';
 import { HttpError } from '../../lib/http/errors.js';
 import { operation } from '../../lib/http/operation.js';
-import { setLogSink } from '../../lib/log.js';
 import { defineRoute, getPetById as petsRoute } from '../../lib/routes.js';
 import { invoke, proxyEvent } from '../support/events.js';
 
@@ -51,12 +50,10 @@ let saved: ReturnType<typeof config>;
 beforeAll(() => {
   saved = config();
   setConfig(parseEnv({ ...process.env, ...PETS }));
-  setLogSink(() => undefined);
 });
 afterEach(() => resetClock());
 afterAll(() => {
   setConfig(saved);
-  setLogSink(undefined);
 });
 
 describe('a second deprecated route', () => {

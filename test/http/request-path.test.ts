@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import * as v from 'valibot';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { lambdaContext } from '../../infra/local/events.js';
 import { CategoryContention, CategoryExists, CategoryLimitReached } from '../../lib/categories/errors.js';
 import { CategorySchema, NewCategorySchema } from '../../lib/categories/schema.js';
@@ -18,7 +18,6 @@ import { HttpError } from '../../lib/http/errors.js';
 import type { IdempotentRequest, IdempotentRunner } from '../../lib/http/idempotency-key.js';
 import { operation } from '../../lib/http/operation.js';
 import type { Result } from '../../lib/http/response.js';
-import { setLogSink } from '../../lib/log.js';
 import { defineRoute } from '../../lib/routes.js';
 import { sentHeaders } from '../support/answer.js';
 import { invoke, proxyEvent, TEST_AUTHORIZER } from '../support/events.js';
@@ -82,7 +81,6 @@ const post = (body: string, authorizer: Record<string, string> = customer(), key
 };
 
 beforeAll(() => {
-  setLogSink(() => undefined);
   dynamoClient().middlewareStack.add(
     (next, context) => async (args) => {
       const counting =
@@ -103,7 +101,6 @@ beforeEach(() => {
   trace.steps = [];
   trace.slowCount = false;
 });
-afterAll(() => setLogSink(undefined));
 
 /** A runner that records what it is handed and runs the operation, as the idempotency utility does the first time. */
 function recordingRunner() {

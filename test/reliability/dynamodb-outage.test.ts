@@ -16,13 +16,13 @@ import { type DynamoLocal, startDynamoLocal } from '../../infra/local/dynamodb-l
 import { ensureTables } from '../../infra/local/tables.js';
 import { authAdmin } from '../../lib/auth/admin.js';
 import { createDynamoClient } from '../../lib/dynamo/create-client.js';
-import { setLogSink } from '../../lib/log.js';
 import { admittedInDay } from '../../lib/rate-limit/counter-item.js';
 import { createCategory } from '../../lib/routes.js';
 import { successBody } from '../support/answer.js';
 import { categoryIntegrity } from '../support/category-integrity.js';
 import { type Answer, CONTRACT_STATUSES, contractViolations, send } from '../support/contract-answer.js';
 import { testTables } from '../support/environment.js';
+import { captureLogs } from '../support/logs.js';
 import { sleep } from '../support/sleep.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'petstore-outage-'));
@@ -46,10 +46,10 @@ function adminDb() {
 }
 
 /** What the service logged; every refused request is logged (one line each), which would flood the output. */
-const logged: string[] = [];
+let logged: string[] = [];
 
 beforeAll(async () => {
-  setLogSink((line) => logged.push(line));
+  logged = captureLogs().lines;
   dynamoLocal = await startDynamoLocal({ dataDir });
   process.env.DYNAMODB_ENDPOINT = dynamoLocal.endpoint;
   const { db, destroy } = adminDb();

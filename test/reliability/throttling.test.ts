@@ -9,12 +9,12 @@ import type { HandlerExecutionContext } from '@smithy/types';
 import * as v from 'valibot';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { authorizerDynamoClient, dynamoClient } from '../../lib/dynamo/client.js';
-import { setLogSink } from '../../lib/log.js';
 import { categoryIntegrity } from '../support/category-integrity.js';
 import { contractViolations } from '../support/contract-answer.js';
 import { testDb } from '../support/customers.js';
 import { testTable } from '../support/environment.js';
 import { useGateway } from '../support/http.js';
+import { captureLogs } from '../support/logs.js';
 
 const { call } = useGateway();
 const clients = [dynamoClient(), authorizerDynamoClient()];
@@ -44,10 +44,10 @@ function throttlingError(command: string, attempt: number): Error {
 const RetryMetadata = v.object({ attempts: v.optional(v.number()), totalRetryDelay: v.optional(v.number()) });
 
 /** Lines the service logged: each refused request is logged once, with its request id, for the operator. */
-const logged: string[] = [];
+let logs: ReturnType<typeof captureLogs> | undefined;
 
 beforeAll(() => {
-  setLogSink((line) => logged.push(line));
+  logs = captureLogs();
   // Both clients: the operations' and the authorizer's (its key lookup is one of the throttled calls).
   for (const client of clients) {
     // Innermost, below the retry middleware: runs once per attempt, before anything goes on the wire.
@@ -90,7 +90,7 @@ afterEach(() => {
   sends.length = 0;
 });
 afterAll(() => {
-  setLogSink((line) => process.stdout.write(`${line}\n`));
+  logs?.stop();
   for (const client of clients) {
     client.middlewareStack.remove('injectThrottling');
     client.middlewareStack.remove('recordRetries');
@@ -138,7 +138,7 @@ describe('throttling that outlasts the SDK attempts: 503 SERVICE_UNAVAILABLE wit
     expect(answer.text).not.toMatch(/throughput|Throttl|Rate of requests|injected/);
     expect(sends.length).toBeGreaterThan(0);
     for (const send of sends) expect(send).toMatchObject({ command, attempts: 3, succeeded: false });
-    expect(logged.at(-1)).toContain(command === 'GetItemCommand' ? 'authorizer failed' : 'dependency unavailable');
+    expect(logs?.lines.at(-1)).toContain(command === 'GetItemCommand' ? 'authorizer failed' : 'dependency unavailable');
   });
 });
 

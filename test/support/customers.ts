@@ -4,7 +4,6 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { authAdmin } from '../../lib/auth/admin.js';
 import { createDynamoClient } from '../../lib/dynamo/create-client.js';
 import type { Limits, Plan } from '../../lib/plans.js';
-import type { Stage } from '../../lib/stacks.js';
 import { testStage, testTable } from './environment.js';
 
 export const testDb = DynamoDBDocumentClient.from(createDynamoClient(process.env.DYNAMODB_ENDPOINT), {
