@@ -14,6 +14,7 @@ import { createDocumentClient, createDynamoClient } from '../../lib/dynamo/creat
 import { categoryIntegrity } from '../support/category-integrity.js';
 import { testDb } from '../support/customers.js';
 import { testTable } from '../support/environment.js';
+import { sleep } from '../support/sleep.js';
 
 const table = testTable('CATEGORIES_TABLE');
 const client = () => createDocumentClient(createDynamoClient(process.env.DYNAMODB_ENDPOINT));
@@ -21,7 +22,6 @@ const client = () => createDocumentClient(createDynamoClient(process.env.DYNAMOD
 const instances = [categoryStore(client(), table), categoryStore(client(), table)];
 const operator = categoryModeration(client(), table);
 const run = randomUUID().slice(0, 6);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** A few milliseconds' random start, so the rounds try different interleavings. */
 const jitter = () => sleep(Math.random() * 8);
 /**

@@ -66,11 +66,17 @@ const probeTraced = defineRoute({
   ),
 });
 
-/** What happened, in order: the count's DynamoDB call, the decision's metric, and the probes' own steps. */
+/**
+ * What happened, in order: the count's DynamoDB call, the decision's metric, and the probes' own steps. A test that
+ * shows a step runs while the count is in flight names it in `countAwaits`: the count is held until that step has
+ * happened, so the order shows whatever the machine's load, and a step that never comes alongside fails the count.
+ */
 const trace = vi.hoisted(() => {
   const steps: string[] = [];
-  return { steps, slowCount: false };
+  return { steps, countAwaits: undefined as string | undefined };
 });
+/** Resolves once `step` is in the trace; rejects if it has not happened within a few seconds. */
+const stepSeen = (step: string) => vi.waitFor(() => expect(trace.steps).toContain(step), { timeout: 5_000, interval: 5 });
 vi.mock('../../lib/metrics.js', () => ({ recordDecision: () => trace.steps.push('metric') }));
 const customer = (perMinute = 500) => ({ ...TEST_AUTHORIZER, customerId: `path-${randomUUID()}`, perMinute: String(perMinute) });
 const get = (authorizer: Record<string, string> | null = customer()) => proxyEvent({ path: '/probe', authorizer });
@@ -86,8 +92,7 @@ beforeAll(() => {
       const counting =
         context.commandName === 'UpdateItemCommand' && 'TableName' in args.input && args.input.TableName === process.env.COUNTERS_TABLE;
       if (counting) trace.steps.push('count sent');
-      // A count that takes its time, so that what runs alongside it shows as such whatever the machine's load.
-      if (counting && trace.slowCount) await new Promise((resolve) => setTimeout(resolve, 150));
+      if (counting && trace.countAwaits) await stepSeen(trace.countAwaits);
       try {
         return await next(args);
       } finally {
@@ -99,7 +104,7 @@ beforeAll(() => {
 });
 beforeEach(() => {
   trace.steps = [];
-  trace.slowCount = false;
+  trace.countAwaits = undefined;
 });
 
 /** A runner that records what it is handed and runs the operation, as the idempotency utility does the first time. */
@@ -282,7 +287,7 @@ describe('the pipeline (pipeline.ts): caller → admission → input → handler
       trace.steps.push('handler');
       return { ok: true };
     });
-    trace.slowCount = true;
+    trace.countAwaits = 'handler';
     expect((await invoke(handler, get(authorizer))).status).toBe(200);
     expect(trace.steps.indexOf('handler')).toBeLessThan(trace.steps.indexOf('count answered'));
     trace.steps = [];
@@ -291,12 +296,13 @@ describe('the pipeline (pipeline.ts): caller → admission → input → handler
     expect(trace.steps).toContain('handler');
     // Now the instance knows: the handler waits, and is not run at all.
     trace.steps = [];
+    trace.countAwaits = undefined;
     expect((await invoke(handler, get(authorizer))).status).toBe(429);
     expect(trace.steps).not.toContain('handler');
   });
 
   it('the body is read while the count is in flight, and its refusal is answered after admission', async () => {
-    trace.slowCount = true;
+    trace.countAwaits = 'body read';
     const handler = operation(probeTraced, {
       handle: async ({ body }) => ({ id: 1, name: body.name }),
       idempotency: recordingRunner().runner,
@@ -304,6 +310,7 @@ describe('the pipeline (pipeline.ts): caller → admission → input → handler
     expect((await invoke(handler, post('{"name":"Dog"}'))).status).toBe(201);
     expect(trace.steps).toEqual(['count sent', 'body read', 'count answered', 'metric']);
     trace.steps = [];
+    trace.countAwaits = undefined; // this body fails the schema's own check, before the step that says it was read
     const refused = await invoke(handler, post('{"name":"Dog","colour":"red"}'));
     expect(refused.status).toBe(400);
     // Counted, with its metric (the schema's check of the field came first, so the probe's own check did not run).
@@ -315,7 +322,7 @@ describe('the pipeline (pipeline.ts): caller → admission → input → handler
     const handler = operation(probeWrite, {
       handle: async ({ body }) => {
         trace.steps.push('handler started');
-        await new Promise((resolve) => setTimeout(resolve, 50));
+        await stepSeen('metric'); // written while the handler runs, not after it
         trace.steps.push('handler done');
         return { id: 1, name: body.name };
       },
