@@ -72,8 +72,8 @@ const probeTraced = defineRoute({
  * happened, so the order shows whatever the machine's load, and a step that never comes alongside fails the count.
  */
 const trace = vi.hoisted(() => {
-  const steps: string[] = [];
-  return { steps, countAwaits: undefined as string | undefined };
+  const state: { steps: string[]; countAwaits?: string | undefined } = { steps: [] };
+  return state;
 });
 /** Resolves once `step` is in the trace; rejects if it has not happened within a few seconds. */
 const stepSeen = (step: string) => vi.waitFor(() => expect(trace.steps).toContain(step), { timeout: 5_000, interval: 5 });
