@@ -9,7 +9,7 @@ import autocannon from 'autocannon';
 import { freePort } from '../../infra/local/dynamodb-local.js';
 import { sleep } from '../support/sleep.js';
 
-export interface LoadResult {
+export type LoadResult = {
   server: string;
   requestsPerSecond: number;
   p50Ms: number;
@@ -17,7 +17,7 @@ export interface LoadResult {
   total: number;
   non2xx: number;
   errors: number;
-}
+};
 
 async function startChild(script: string, env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
