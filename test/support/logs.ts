@@ -42,11 +42,15 @@ export function quietLogs(testPath: string): void {
     setFileSink = setLogSink;
     setLogSink(testSink);
   });
-  beforeEach(({ onTestFailed }) => {
-    held = [];
+  beforeEach(({ onTestFailed, onTestFinished }) => {
+    // The lines since the previous test ended (the file's beforeAll, this test's beforeEach), then the test's own.
+    const lines = held;
     onTestFailed(() => {
-      if (held.length === 0) return;
-      console.error(`${held.length} log line(s) since the previous test:\n${held.join('\n')}`);
+      if (lines.length === 0) return;
+      console.error(`${lines.length} log line(s) since the previous test:\n${lines.join('\n')}`);
+    });
+    onTestFinished(() => {
+      held = [];
     });
   });
 }
