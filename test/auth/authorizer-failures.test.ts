@@ -4,22 +4,18 @@
  * is AUTHORIZER_CONFIGURATION_ERROR; and every failure type that can occur answers 503 SERVICE_UNAVAILABLE with
  * Retry-After, not API Gateway's default 500. The AWS documentation behind this is cited in infra/local/authorizer.ts.
  */
-import type { APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { describe, expect, it } from 'vitest';
+import { assert, describe, expect, it } from 'vitest';
 import {
   AUTHORIZER_TIMEOUT_MS,
   type AuthorizerHandler,
   AuthorizerInvocationError,
   invokeAuthorizer,
 } from '../../infra/local/authorizer.js';
+import { authorizerEvent, proxyEvent } from '../../infra/local/events.js';
 import { FUNCTION_SETTINGS } from '../../lib/function-settings.js';
 import { GATEWAY_RESPONSES } from '../../lib/http/gateway-responses.js';
 
-const EVENT = {
-  type: 'REQUEST',
-  methodArn: 'arn:aws:execute-api:local:000000000000:local/v1/GET/categories',
-  headers: { Authorization: 'Bearer x' },
-} as unknown as APIGatewayRequestAuthorizerEvent;
+const EVENT = authorizerEvent(proxyEvent({ headers: { Authorization: 'Bearer x' } }));
 
 const DENY = {
   principalId: 'anonymous',
@@ -32,8 +28,8 @@ async function failureOf(handler: AuthorizerHandler, timeoutMs?: number): Promis
     () => undefined,
     (e: unknown) => e,
   );
-  expect(error).toBeInstanceOf(AuthorizerInvocationError);
-  return error as AuthorizerInvocationError;
+  assert.instanceOf(error, AuthorizerInvocationError);
+  return error;
 }
 
 describe('gateway responses for a failing authorizer', () => {

@@ -28,7 +28,7 @@ describe('API keys', () => {
       fc.property(stage, fc.nat(), fc.nat(), (s, position, replacement) => {
         const key = generateKey(s);
         const i = 9 + (position % 36); // the random part and the checksum
-        const original = key[i] as string;
+        const original = key.charAt(i);
         const candidates = ALPHABET.replace(original, '');
         const changed = key.slice(0, i) + candidates[replacement % candidates.length] + key.slice(i + 1);
         expect(checkKey(changed).ok).toBe(false);

@@ -4,6 +4,7 @@
  */
 import { dynamoClient } from '../../lib/dynamo/client.js';
 import type { Limits } from '../../lib/plans.js';
+import { sleep } from '../support/sleep.js';
 import { DynamoMeter } from './dynamo-meter.js';
 import { type Decider, type Decision, oursInstance, peerClient, peerInstance } from './peer-limiter.js';
 
@@ -47,7 +48,7 @@ process.on('message', async (message: { prepare?: BurstOrder; go?: true }) => {
   const decisions: BurstReport['decisions'] = { admitted: 0, limit: 0, banned: 0, error: 0 };
   for (const outcome of outcomes) decisions[outcome]++;
   // Let batched refusal counts that the burst scheduled be written, so they are part of its cost.
-  await new Promise((resolve) => setTimeout(resolve, 1_200));
+  await sleep(1_200);
   const calls = meter.take();
   const report: BurstReport = { decisions, calls: calls.length, writeUnits: calls.reduce((sum, c) => sum + c.write, 0) };
   process.send?.({ report }, () => process.exit(0));

@@ -11,12 +11,13 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { build } from 'esbuild';
+import * as v from 'valibot';
 import { BUILTIN_ALIASES, BUNDLE_EXTERNALS, BUNDLE_TARGET, LAMBDA_RUNTIME, LIVE_ALIAS } from '../../infra/constructs/api-function.js';
 import { deployedVariables } from '../support/deployed-variables.js';
 import { node24 } from '../support/node24.js';
 import { percentile } from './dynamo-meter.js';
 
-export interface ColdStart {
+export type ColdStart = {
   fn: string;
   /** Every file of the function's asset: index.mjs and the separate modules beside it. */
   bundleBytes: number;
@@ -29,19 +30,23 @@ export interface ColdStart {
   minimalMedianMs: number;
   minimalRatio: number;
   runs: number;
-}
+};
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
-interface TemplateFunction {
-  Type: string;
-  Metadata?: Record<string, string>;
-  Properties: {
-    MemorySize?: number;
-    Environment?: { Variables?: Record<string, unknown> };
-    LoggingConfig?: { ApplicationLogLevel?: string };
-  };
-}
+/** A template's resources, as far as this file reads them. */
+const TemplateSchema = v.looseObject({
+  Resources: v.record(
+    v.string(),
+    v.looseObject({ Type: v.string(), Metadata: v.optional(v.record(v.string(), v.unknown())), Properties: v.unknown() }),
+  ),
+});
+/** What a Lambda function's properties say of what it runs with. */
+const FunctionPropertiesSchema = v.looseObject({
+  MemorySize: v.optional(v.number()),
+  Environment: v.optional(v.looseObject({ Variables: v.optional(v.record(v.string(), v.unknown())) })),
+  LoggingConfig: v.optional(v.looseObject({ ApplicationLogLevel: v.optional(v.string()) })),
+});
 
 /** A function as the production template deploys it: its bundle in cdk.out, its variables, memory and log level. */
 export interface SynthesizedFunction {
@@ -58,18 +63,19 @@ export function synthesizedFunctions(): Map<string, SynthesizedFunction> {
   console.log('running `npm run synth` (bundles every function with esbuild)…');
   // Through the npm script, which decides the production stack's alarm destination (none) as synth needs.
   execFileSync('npm', ['run', '--silent', 'synth'], { cwd: ROOT, stdio: 'inherit' });
-  const template = JSON.parse(readFileSync(templatePath, 'utf8')) as { Resources: Record<string, TemplateFunction> };
+  const template = v.parse(TemplateSchema, JSON.parse(readFileSync(templatePath, 'utf8')));
   const functions = new Map<string, SynthesizedFunction>();
   for (const [logicalId, resource] of Object.entries(template.Resources)) {
     if (resource.Type !== 'AWS::Lambda::Function') continue;
     const asset = resource.Metadata?.['aws:asset:path'];
-    if (!asset) continue;
+    if (typeof asset !== 'string') continue;
+    const properties = v.parse(FunctionPropertiesSchema, resource.Properties);
     const name = logicalId.replace(/^Api/, '').replace(/[0-9A-F]{8}$/, '');
     functions.set(name.replace(/([a-z])([A-Z])/g, '$1-$2').toLowerCase(), {
       bundle: join(ROOT, 'cdk.out', asset, 'index.mjs'),
-      variables: resource.Properties.Environment?.Variables ?? {},
-      memorySize: resource.Properties.MemorySize ?? 128,
-      logLevel: resource.Properties.LoggingConfig?.ApplicationLogLevel ?? 'INFO',
+      variables: properties.Environment?.Variables ?? {},
+      memorySize: properties.MemorySize ?? 128,
+      logLevel: properties.LoggingConfig?.ApplicationLogLevel ?? 'INFO',
     });
   }
   return functions;

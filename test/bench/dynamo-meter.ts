@@ -3,6 +3,7 @@
  * through a middleware on the process's one DynamoDB client. Asks for ReturnConsumedCapacity on every call.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import * as v from 'valibot';
 
 export interface Call {
   command: string;
@@ -12,12 +13,9 @@ export interface Call {
   write: number;
 }
 
-interface Capacity {
-  TableName?: string;
-  CapacityUnits?: number;
-  ReadCapacityUnits?: number;
-  WriteCapacityUnits?: number;
-}
+/** What an answer says it consumed: one table's capacity, or a list of them (transactions, batches). */
+const CapacitySchema = v.looseObject({ CapacityUnits: v.optional(v.number()) });
+const ConsumedSchema = v.looseObject({ ConsumedCapacity: v.optional(v.union([CapacitySchema, v.array(CapacitySchema)])) });
 
 const WRITES = new Set(['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'TransactWriteItemsCommand', 'BatchWriteItemCommand']);
 
@@ -31,21 +29,24 @@ export class DynamoMeter {
   attach(client: DynamoDBClient): void {
     client.middlewareStack.add(
       (next, context) => async (args) => {
-        const input = args.input as Record<string, unknown>;
-        input.ReturnConsumedCapacity ??= 'TOTAL';
+        const input: object = args.input;
+        if (!('ReturnConsumedCapacity' in input) || input.ReturnConsumedCapacity === undefined) {
+          Object.assign(input, { ReturnConsumedCapacity: 'TOTAL' });
+        }
         const start = performance.now();
         const command = String(context.commandName);
         try {
           const result = await next(args);
-          const consumed = (result.output as { ConsumedCapacity?: Capacity | Capacity[] }).ConsumedCapacity;
+          const end = performance.now();
+          const consumed = v.parse(ConsumedSchema, result.output).ConsumedCapacity;
           let units = [consumed ?? []].flat().reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0);
           // DynamoDB Local under-reports transactions; AWS bills 2 write units per item of up to 1 KB.
-          const items = (input.TransactItems as unknown[] | undefined)?.length;
+          const items = 'TransactItems' in input && Array.isArray(input.TransactItems) ? input.TransactItems.length : 0;
           if (command === 'TransactWriteItemsCommand' && items) units = Math.max(units, 2 * items);
           this.calls.push({
             command,
             start,
-            end: performance.now(),
+            end,
             read: WRITES.has(command) ? 0 : units,
             write: WRITES.has(command) ? units : 0,
           });
@@ -71,10 +72,10 @@ export class DynamoMeter {
 export function sequentialRoundTrips(calls: Call[]): number {
   const sorted = [...calls].sort((a, b) => a.end - b.end);
   const longest: number[] = [];
-  for (let i = 0; i < sorted.length; i++) {
+  for (const [i, call] of sorted.entries()) {
     let best = 1;
-    for (let j = 0; j < i; j++) {
-      if ((sorted[j] as Call).end <= (sorted[i] as Call).start) best = Math.max(best, (longest[j] as number) + 1);
+    for (const [j, earlier] of sorted.slice(0, i).entries()) {
+      if (earlier.end <= call.start) best = Math.max(best, (longest[j] ?? 0) + 1);
     }
     longest.push(best);
   }
@@ -99,5 +100,5 @@ export function waitingMs(calls: Call[]): number {
 export function percentile(values: number[], p: number): number {
   if (!values.length) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
+  return sorted.at(Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)) ?? Number.NaN;
 }

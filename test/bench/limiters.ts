@@ -11,6 +11,7 @@ import { CreateTableCommand, type DynamoDB, type DynamoDBClient, PutItemCommand 
 import { documentClient, dynamoClient } from '../../lib/dynamo/client.js';
 import type { Limits } from '../../lib/plans.js';
 import { dynamoRateLimiter } from '../../lib/rate-limit/dynamo-limiter.js';
+import { sleep } from '../support/sleep.js';
 import type { BurstOrder, BurstReport } from './burst-worker.js';
 import { type Call, DynamoMeter, percentile, sequentialRoundTrips } from './dynamo-meter.js';
 import { type Decider, type Decision, oursInstance, PEER_TABLE, peerClient, peerInstance, peerMinuteKey } from './peer-limiter.js';
@@ -24,7 +25,7 @@ const USED_UP: Limits = { perMinute: 250, perDay: 100_000 };
 /** Waits for the next minute when fewer than `seconds` are left in this one: a window must not end mid-measure. */
 async function roomInMinute(seconds: number): Promise<void> {
   const left = 60 - ((Date.now() / 1000) % 60);
-  if (left < seconds) await new Promise((resolve) => setTimeout(resolve, left * 1000 + 100));
+  if (left < seconds) await sleep(left * 1000 + 100);
 }
 
 export interface PerRequest {
@@ -153,7 +154,7 @@ export async function compareLimiters(options: {
 
   // Bursts of 600 concurrent requests against 60 a minute.
   const bursts: Burst[] = [];
-  const settle = () => new Promise((resolve) => setTimeout(resolve, 1_200)); // batched refusal counts are part of the cost
+  const settle = () => sleep(1_200); // batched refusal counts are part of the cost
   async function burstInProcess(side: Side, scenario: string, round: number, customerId: string): Promise<void> {
     const decide = instance(side);
     await roomInMinute(8);

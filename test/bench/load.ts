@@ -7,8 +7,9 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { freePort } from '../../infra/local/dynamodb-local.js';
+import { sleep } from '../support/sleep.js';
 
-export interface LoadResult {
+export type LoadResult = {
   server: string;
   requestsPerSecond: number;
   p50Ms: number;
@@ -16,7 +17,7 @@ export interface LoadResult {
   total: number;
   non2xx: number;
   errors: number;
-}
+};
 
 async function startChild(script: string, env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
@@ -89,7 +90,7 @@ export async function exactness(env: Record<string, string>, keys: string[], req
   try {
     // Stay inside one UTC minute: the plan allows 60 per minute, not 60 per run.
     const secondsIntoMinute = new Date().getUTCSeconds();
-    if (secondsIntoMinute > 45) await new Promise((r) => setTimeout(r, (61 - secondsIntoMinute) * 1000));
+    if (secondsIntoMinute > 45) await sleep((61 - secondsIntoMinute) * 1000);
     const statuses = await Promise.all(
       Array.from({ length: requests }, (_, i) =>
         fetch(`${gateway.url}/v1/categories`, { headers: { authorization: `Bearer ${keys[i % keys.length]}` } }).then(async (r) => {

@@ -10,7 +10,12 @@ import { DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from 
 import { createDynamoClient } from '../../lib/dynamo/create-client.js';
 
 const db = DynamoDBDocumentClient.from(createDynamoClient(process.env.DYNAMODB_ENDPOINT));
-const env = process.env as Record<string, string>;
+/** A variable the bench sets for this server (tables, port): absent is a bench bug, not an empty name. */
+function env(name: string): string {
+  const value = process.env[name];
+  if (value === undefined) throw new Error(`minimal-server: ${name} is not set`);
+  return value;
+}
 const authCache = new Map<string, { customerId: string; perMinute: number; perDay: number; expires: number }>();
 
 async function authorize(header: string | undefined) {
@@ -18,10 +23,10 @@ async function authorize(header: string | undefined) {
   const cached = authCache.get(key);
   if (cached && cached.expires > Date.now()) return cached;
   const { Item: record } = await db.send(
-    new GetCommand({ TableName: env.KEYS_TABLE, Key: { keyHash: createHash('sha256').update(key).digest('hex') } }),
+    new GetCommand({ TableName: env('KEYS_TABLE'), Key: { keyHash: createHash('sha256').update(key).digest('hex') } }),
   );
   if (!record) return undefined;
-  const { Item: customer } = await db.send(new GetCommand({ TableName: env.CUSTOMERS_TABLE, Key: { customerId: record.customerId } }));
+  const { Item: customer } = await db.send(new GetCommand({ TableName: env('CUSTOMERS_TABLE'), Key: { customerId: record.customerId } }));
   const entry = {
     customerId: record.customerId,
     perMinute: customer?.perMinute ?? 1000,
@@ -40,7 +45,7 @@ async function count(customerId: string, perMinute: number, perDay: number): Pro
     // The counts named after their windows, as lib/rate-limit/counter-item.ts stores them: one write, no rollover.
     await db.send(
       new UpdateCommand({
-        TableName: env.COUNTERS_TABLE,
+        TableName: env('COUNTERS_TABLE'),
         Key: { customerId },
         UpdateExpression: 'ADD #m :one, #d :one',
         ConditionExpression: '(attribute_not_exists(#m) OR #m < :pm) AND (attribute_not_exists(#d) OR #d < :pd)',
@@ -65,7 +70,7 @@ const server = createServer(async (req, res) => {
     count(auth.customerId, auth.perMinute, auth.perDay),
     db.send(
       new QueryCommand({
-        TableName: env.CATEGORIES_TABLE,
+        TableName: env('CATEGORIES_TABLE'),
         KeyConditionExpression: 'pk = :pk',
         ExpressionAttributeValues: { ':pk': 'CATEGORY' },
       }),
@@ -81,4 +86,4 @@ const server = createServer(async (req, res) => {
   res.writeHead(200, { 'Content-Type': 'application/json' }).end(body);
 });
 
-server.listen(Number(env.PORT), '127.0.0.1', () => process.send?.({ ready: true }));
+server.listen(Number(env('PORT')), '127.0.0.1', () => process.send?.({ ready: true }));

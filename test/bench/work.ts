@@ -13,42 +13,49 @@ import { type Call, type DynamoMeter, percentile, sequentialRoundTrips, waitingM
 
 type Handler = Parameters<typeof invoke>[0];
 
-export interface Work {
+export type Work = {
   scenario: string;
   calls: number;
   sequential: number;
   readUnits: number;
   writeUnits: number;
   status: number | string;
-}
+};
 
-export interface Overhead {
+export type Overhead = {
   operation: string;
   invocations: number;
   handlerMedianMs: number;
   overheadMedianMs: number;
   overheadP99Ms: number;
   dynamoMedianMs: number;
-}
+};
 
+/** The handlers, imported when asked for: they read their configuration when they load. */
 export async function loadHandlers() {
-  const load = async (name: string) => ((await import(`../../functions/${name}.ts`)) as { handler: Handler }).handler;
   return {
-    listCategories: await load('list-categories'),
-    createCategory: await load('create-category'),
-    getRateLimitStatus: await load('get-rate-limit-status'),
-    getPetById: await load('get-pet-by-id'),
-    listStoreOrders: await load('list-store-orders'),
-    authorizer: (await load('authorizer')) as unknown as (e: unknown, c: unknown) => Promise<unknown>,
+    listCategories: (await import('../../functions/list-categories.js')).handler,
+    createCategory: (await import('../../functions/create-category.js')).handler,
+    getRateLimitStatus: (await import('../../functions/get-rate-limit-status.js')).handler,
+    getPetById: (await import('../../functions/get-pet-by-id.js')).handler,
+    listStoreOrders: (await import('../../functions/list-store-orders.js')).handler,
+    authorizer: (await import('../../functions/authorizer.js')).handler,
   };
 }
 export type Handlers = Awaited<ReturnType<typeof loadHandlers>>;
 
 let instances = 0;
+/** An operation's module: its handler takes an API Gateway event. */
+function isOperationModule(loaded: unknown): loaded is { handler: Handler } {
+  return typeof loaded === 'object' && loaded !== null && 'handler' in loaded && typeof loaded.handler === 'function';
+}
+
 /** The handler of a new module instance, as a new Lambda instance would load it (its modules' state starts empty). */
 async function freshHandler(name: string): Promise<Handler> {
   instances += 1;
-  return ((await import(`../../functions/${name}.ts?instance=${instances}`)) as { handler: Handler }).handler;
+  const loaded: unknown = await import(`../../functions/${name}.ts?instance=${instances}`);
+  if (!isOperationModule(loaded)) throw new Error(`functions/${name}.ts exports no handler`);
+  return loaded.handler;
 }
 
 export function authorizerContext(customerId: string, perMinute: number, perDay: number, plan = 'enterprise') {
@@ -93,7 +100,7 @@ function summarise(scenario: string, calls: Call[], status: number | string): Wo
 async function measure(meter: DynamoMeter, scenario: string, run: () => Promise<Answer | unknown>): Promise<Work> {
   meter.take();
   const answer = await run();
-  const status = typeof answer === 'object' && answer && 'status' in answer ? (answer as Answer).status : 'Allow';
+  const status = typeof answer === 'object' && answer && 'status' in answer && typeof answer.status === 'number' ? answer.status : 'Allow';
   return summarise(scenario, meter.take(), status);
 }
 
@@ -152,7 +159,7 @@ export async function workPerRequest(h: Handlers, meter: DynamoMeter, authorizer
     ),
   );
   setClock(Date.now);
-  rows.push(await measure(meter, 'authorizer, cache miss', () => h.authorizer(authorizerEvent, {})));
+  rows.push(await measure(meter, 'authorizer, cache miss', () => h.authorizer(authorizerEvent, lambdaContext('authorizer', randomUUID()))));
   return rows;
 }
 

@@ -16,14 +16,16 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import type { APIGatewayAuthorizerResult, APIGatewayProxyResult } from 'aws-lambda';
+import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorizerEvent, type ProxyEventInput } from '../../infra/local/events.js';
 import { generateKey } from '../../lib/auth/keys.js';
-import { ROUTES } from '../../lib/routes.js';
+import { createCategory, ROUTES } from '../../lib/routes.js';
 import { STACK_NAMES } from '../../lib/stacks.js';
 import { synthApp } from '../infra/synth-app.js';
-import { type Answer, contractViolations } from '../support/contract-answer.js';
+import { type Answer, answerOfResult, successBody } from '../support/answer.js';
+import { readTemplate, resourcesOfType } from '../support/cloudformation.js';
+import { contractViolations } from '../support/contract-answer.js';
 import { makeCustomer, type TestCustomer } from '../support/customers.js';
 import { deployedVariables } from '../support/deployed-variables.js';
 import { proxyEvent } from '../support/events.js';
@@ -34,10 +36,6 @@ import { ADMIN_MODULES, adminMarkers } from './admin-markers.js';
 const RUNNER = fileURLToPath(new URL('./run-bundle.mjs', import.meta.url));
 const run = promisify(execFile);
 
-interface Resource {
-  Type: string;
-  Properties: Record<string, unknown>;
-}
 interface DeployedFunction {
   /** The operationId, or "authorizer". */
   name: string;
@@ -50,36 +48,32 @@ interface DeployedFunction {
 /** Every function of the production template, with its bundle and its environment as Lambda would set it. */
 function deployedFunctions(): DeployedFunction[] {
   const { assembly, artifact } = synthApp({ 'aws:cdk:bundling-stacks': [STACK_NAMES.production] });
-  const resources = Object.entries((artifact('production').template as { Resources: Record<string, Resource> }).Resources);
+  const template = readTemplate(artifact('production').template);
   // API Gateway names a function's live alias, not the function: follow the alias back to it.
   const aliasesOf = (logicalId: string) =>
-    resources
-      .filter(
-        ([, r]) => r.Type === 'AWS::Lambda::Alias' && JSON.stringify(r.Properties.FunctionName) === JSON.stringify({ Ref: logicalId }),
-      )
+    resourcesOfType(template, 'AWS::Lambda::Alias')
+      .filter(([, r]) => JSON.stringify(r.Properties?.FunctionName) === JSON.stringify({ Ref: logicalId }))
       .map(([aliasId]) => aliasId);
   const referencing = (type: string, logicalId: string) =>
-    resources
-      .filter(([, r]) => r.Type === type && aliasesOf(logicalId).some((aliasId) => JSON.stringify(r.Properties).includes(`"${aliasId}"`)))
+    resourcesOfType(template, type)
+      .filter(([, r]) => aliasesOf(logicalId).some((aliasId) => JSON.stringify(r.Properties).includes(`"${aliasId}"`)))
       .map(([, r]) => r);
 
-  return resources
-    .filter(([, r]) => r.Type === 'AWS::Lambda::Function')
-    .map(([logicalId, { Properties: props }]) => {
-      const method = referencing('AWS::ApiGateway::Method', logicalId)[0];
-      const name = referencing('AWS::ApiGateway::Authorizer', logicalId).length ? 'authorizer' : String(method?.Properties.OperationName);
-      const { S3Key } = props.Code as { S3Key: string };
-      const variables = (props.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
-      // Table names are references to the stack's tables: this file's local ones.
-      const environment = deployedVariables(name, variables, process.env);
-      return {
-        name,
-        bundle: path.join(assembly.directory, `asset.${S3Key.replace(/\.zip$/, '')}`, 'index.mjs'),
-        environment,
-        timeoutSeconds: Number(props.Timeout),
-        memorySize: Number(props.MemorySize),
-      };
-    });
+  return resourcesOfType(template, 'AWS::Lambda::Function').map(([logicalId, { Properties: props = {} }]) => {
+    const method = referencing('AWS::ApiGateway::Method', logicalId)[0];
+    const name = referencing('AWS::ApiGateway::Authorizer', logicalId).length ? 'authorizer' : String(method?.Properties?.OperationName);
+    const S3Key = v.parse(v.string(), props.Code?.S3Key);
+    const variables = v.parse(v.optional(v.record(v.string(), v.unknown()), {}), props.Environment?.Variables);
+    // Table names are references to the stack's tables: this file's local ones.
+    const environment = deployedVariables(name, variables, process.env);
+    return {
+      name,
+      bundle: path.join(assembly.directory, `asset.${S3Key.replace(/\.zip$/, '')}`, 'index.mjs'),
+      environment,
+      timeoutSeconds: Number(props.Timeout),
+      memorySize: Number(props.MemorySize),
+    };
+  });
 }
 
 let node = '';
@@ -114,11 +108,14 @@ async function invokeBundle(name: string, events: unknown[]) {
     node: version,
     loadedAtImport,
     results,
-  } = JSON.parse(readFileSync(resultsFile, 'utf8')) as {
-    node: string;
-    loadedAtImport: string[];
-    results: { result?: unknown; error?: string }[];
-  };
+  } = v.parse(
+    v.object({
+      node: v.string(),
+      loadedAtImport: v.array(v.string()),
+      results: v.array(v.object({ result: v.optional(v.unknown()), error: v.optional(v.string()) })),
+    }),
+    JSON.parse(readFileSync(resultsFile, 'utf8')),
+  );
   expect(version, `${name} ran on`).toBe(`v${NODE24_VERSION}`);
   // Builtins are bundled as their CommonJS view (BUILTIN_ALIASES): an ESM import of them would run their lazy
   // getters at import (undici for http, the report module for process, the promises API for timers). Web streams
@@ -134,19 +131,23 @@ async function invokeBundle(name: string, events: unknown[]) {
   });
 }
 
-function answerOf(result: unknown): Answer {
-  const { statusCode, headers = {}, multiValueHeaders = {}, body = '' } = result as APIGatewayProxyResult;
-  const all = new Headers();
-  for (const [key, value] of Object.entries(headers)) all.set(key, String(value));
-  for (const [key, values] of Object.entries(multiValueHeaders)) for (const value of values) all.append(key, String(value));
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    parsed = undefined;
-  }
-  return { status: statusCode, headers: all, body: parsed, text: body };
-}
+/** A proxy integration's result, as the bundle's handler returned it (through the runner's JSON). */
+const HeaderValue = v.union([v.string(), v.number(), v.boolean()]);
+const ProxyResultSchema = v.object({
+  statusCode: v.number(),
+  headers: v.optional(v.record(v.string(), HeaderValue)),
+  multiValueHeaders: v.optional(v.record(v.string(), v.array(HeaderValue))),
+  body: v.string(),
+  isBase64Encoded: v.optional(v.boolean()),
+});
+const answerOf = (result: unknown): Answer => answerOfResult(v.parse(ProxyResultSchema, result));
+
+/** The authorizer's policy, as the bundle returned it; its context's values are what API Gateway hands on. */
+const AuthorizerResultSchema = v.object({
+  principalId: v.string(),
+  policyDocument: v.object({ Version: v.string(), Statement: v.array(v.looseObject({ Effect: v.string() })) }),
+  context: v.optional(v.record(v.string(), HeaderValue)),
+});
 
 const authorizerRequest = (authorization: string) => authorizerEvent(proxyEvent({ headers: { Authorization: authorization } }));
 
@@ -167,7 +168,7 @@ const OPERATION_CASES: Record<string, () => Case[]> = {
         check: (answer) => {
           expect(answer.status).toBe(201);
           expect(answer.body).toEqual({ id: expect.any(Number), name });
-          created = answer.body as typeof created;
+          created = successBody(createCategory, answer);
         },
       },
       {
@@ -276,11 +277,13 @@ describe(`the synthesized bundles on Node.js ${NODE24_VERSION} against DynamoDB 
   });
 
   it('authorizer: Allow with the customer, plan and limits for a key; Deny with the reason for others', async () => {
-    const [allow, unknown, staging] = (await invokeBundle('authorizer', [
-      authorizerRequest(customer.authorization),
-      authorizerRequest(`Bearer ${generateKey('production')}`),
-      authorizerRequest(`Bearer ${generateKey('staging')}`),
-    ])) as APIGatewayAuthorizerResult[];
+    const [allow, unknown, staging] = (
+      await invokeBundle('authorizer', [
+        authorizerRequest(customer.authorization),
+        authorizerRequest(`Bearer ${generateKey('production')}`),
+        authorizerRequest(`Bearer ${generateKey('staging')}`),
+      ])
+    ).map((result) => v.parse(AuthorizerResultSchema, result));
 
     expect(allow?.policyDocument.Statement[0]).toMatchObject({ Effect: 'Allow', Resource: expect.stringMatching(/\/v1\/\*\/\*$/) });
     expect(allow?.principalId).toBe(customer.customerId);
@@ -299,7 +302,8 @@ describe(`the synthesized bundles on Node.js ${NODE24_VERSION} against DynamoDB 
     '%s answers as the contract and openapi.json say',
     async (operationId) => {
       expect(authorizerContext, 'the authorizer bundle ran first').toBeDefined();
-      const cases = (OPERATION_CASES[operationId] as () => Case[])();
+      const cases = OPERATION_CASES[operationId]?.();
+      if (!cases) throw new Error(`no cases for ${operationId}`);
       const results = await invokeBundle(
         operationId,
         cases.map(({ input }) => proxyEvent({ ...input, authorizer: authorizerContext })),

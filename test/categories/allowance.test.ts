@@ -5,7 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { describe, expect, it } from 'vitest';
+import * as v from 'valibot';
+import { assert, describe, expect, it } from 'vitest';
 import { handler as create } from '../../functions/create-category.js';
 import { CategoryLimitReached } from '../../lib/categories/errors.js';
 import { categoryModeration } from '../../lib/categories/moderation.js';
@@ -14,11 +15,13 @@ import { categoryStore } from '../../lib/categories/store.js';
 import { config } from '../../lib/config.js';
 import { documentClient } from '../../lib/dynamo/client.js';
 import { createDocumentClient, createDynamoClient } from '../../lib/dynamo/create-client.js';
+import { errorBody } from '../support/answer.js';
 import { categoryIntegrity } from '../support/category-integrity.js';
 import { testDb } from '../support/customers.js';
+import { testTable } from '../support/environment.js';
 import { invoke, proxyEvent, TEST_AUTHORIZER } from '../support/events.js';
 
-const table = process.env.CATEGORIES_TABLE as string;
+const table = testTable('CATEGORIES_TABLE');
 const customer = () => `share-${randomUUID().slice(0, 8)}`;
 /** A store as one Lambda instance has it: a client and a memory of the counter of its own. */
 const instance = () => categoryStore(createDocumentClient(createDynamoClient(process.env.DYNAMODB_ENDPOINT)), table);
@@ -86,7 +89,7 @@ describe('each customer may hold CATEGORY_ALLOWANCE categories', () => {
     const after = await categoryIntegrity(testDb, table);
     expect(after).toEqual(before);
     // A name already taken by someone else: still the allowance, the answer the customer can act on first.
-    expect(((await postAs(full, `Other ${full}`)).body as { code: string }).code).toBe('CATEGORY_LIMIT_REACHED');
+    expect(errorBody(await postAs(full, `Other ${full}`)).code).toBe('CATEGORY_LIMIT_REACHED');
   });
 
   it('a deleted category gives its place back: one more create, and only one', async () => {
@@ -116,14 +119,12 @@ describe(`the environment's cap of ${CATEGORY_CAP} counts the categories held`, 
         ReturnValues: 'ALL_OLD',
       }),
     );
-    const previous = Attributes as { lastId: number; deletedCount?: number };
+    const previous = v.parse(v.object({ lastId: v.number(), deletedCount: v.optional(v.number()) }), Attributes);
     const store = instance();
     const someone = customer();
-    const refused = await store.create({ name: `Capped ${someone}` }, someone).catch((error: Error) => error);
-    expect(refused).toBeInstanceOf(CategoryLimitReached);
-    expect((refused as Error).message).toBe(
-      `This environment already holds the maximum of ${CATEGORY_CAP} categories; no more can be created`,
-    );
+    const refused = await store.create({ name: `Capped ${someone}` }, someone).catch((error: unknown) => error);
+    assert.instanceOf(refused, CategoryLimitReached);
+    expect(refused.message).toBe(`This environment already holds the maximum of ${CATEGORY_CAP} categories; no more can be created`);
 
     // An operator's delete (one more deleted on the counter) makes room for exactly one.
     await testDb.send(

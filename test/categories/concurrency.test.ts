@@ -2,16 +2,20 @@
 import { describe, expect, it } from 'vitest';
 import { handler as create } from '../../functions/create-category.js';
 import { handler as list } from '../../functions/list-categories.js';
+import { createCategory, listCategories } from '../../lib/routes.js';
+import { successBody } from '../support/answer.js';
 import { invoke, jsonPost, proxyEvent } from '../support/events.js';
+
+const listAll = async () => successBody(listCategories, await invoke(list, proxyEvent()));
 
 describe('createCategory under concurrency', () => {
   it('50 parallel creates with distinct names get 50 distinct ids, all listed', async () => {
     const names = Array.from({ length: 50 }, (_, i) => `Breed ${i}`);
     const answers = await Promise.all(names.map((name) => invoke(create, jsonPost(JSON.stringify({ name })))));
     expect(answers.map((a) => a.status)).toEqual(names.map(() => 201));
-    const ids = answers.map((a) => (a.body as { id: number }).id);
+    const ids = answers.map((a) => successBody(createCategory, a).id);
     expect(new Set(ids).size).toBe(50);
-    const listed = (await invoke(list, proxyEvent())).body as { id: number; name: string }[];
+    const listed = await listAll();
     expect(
       listed
         .filter((c) => names.includes(c.name))
@@ -25,7 +29,7 @@ describe('createCategory under concurrency', () => {
     const answers = await Promise.all(Array.from({ length: 20 }, () => invoke(create, jsonPost('{"name":"Axolotl"}'))));
     expect(answers.filter((a) => a.status === 201)).toHaveLength(1);
     expect(answers.filter((a) => a.status === 409)).toHaveLength(19);
-    const listed = (await invoke(list, proxyEvent())).body as { name: string }[];
+    const listed = await listAll();
     expect(listed.filter((c) => c.name.toLowerCase() === 'axolotl')).toHaveLength(1);
   });
 
@@ -35,7 +39,7 @@ describe('createCategory under concurrency', () => {
   });
 
   it('ids stay gapless: the listed ids are exactly 1..n', async () => {
-    const ids = ((await invoke(list, proxyEvent())).body as { id: number }[]).map((c) => c.id);
+    const ids = (await listAll()).map((c) => c.id);
     expect(ids).toEqual(ids.map((_, i) => i + 1));
   });
 });

@@ -2,23 +2,27 @@
  * createCategory through the real Middy chain against DynamoDB Local: every NewCategory rule of the interface (docs/api.md) and
  * every error row that applies, each leaving the table unchanged.
  */
-import { describe, expect, it } from 'vitest';
+import { assert, describe, expect, it } from 'vitest';
 import { handler as create } from '../../functions/create-category.js';
 import { handler as list } from '../../functions/list-categories.js';
+import { createCategory, listCategories } from '../../lib/routes.js';
+import { errorBody, successBody } from '../support/answer.js';
 import { invoke, jsonPost, proxyEvent } from '../support/events.js';
 
-const listAll = async () => (await invoke(list, proxyEvent())).body as { id: number; name: string; description?: string }[];
+const listAll = async () => successBody(listCategories, await invoke(list, proxyEvent()));
+const created = async (body: string) => successBody(createCategory, await invoke(create, jsonPost(body)));
 
 async function expectRefused(body: string | null, status: number, code: string, headers?: Record<string, string>) {
   const before = await listAll();
   const answer = await invoke(create, jsonPost(body, headers));
   expect(answer.status).toBe(status);
   expect(answer.body).toMatchObject({ code, status });
-  expect(typeof (answer.body as { message: string }).message).toBe('string');
-  expect(answer.headers['Content-Type']).toBe('application/json');
-  expect(answer.headers['X-Request-Id']).toBeTruthy();
+  const error = errorBody(answer);
+  expect(typeof error.message).toBe('string');
+  expect(answer.headers.get('Content-Type')).toBe('application/json');
+  expect(answer.headers.get('X-Request-Id')).toBeTruthy();
   expect(await listAll()).toEqual(before);
-  return answer.body as { code: string; message: string; status: number };
+  return error;
 }
 
 describe('createCategory: accepted bodies', () => {
@@ -26,7 +30,7 @@ describe('createCategory: accepted bodies', () => {
     const answer = await invoke(create, jsonPost('{"name":"Rabbit","description":"Small and fluffy"}'));
     expect(answer.status).toBe(201);
     expect(answer.body).toEqual({ id: expect.any(Number), name: 'Rabbit', description: 'Small and fluffy' });
-    expect(answer.headers['X-Request-Id']).toBeTruthy();
+    expect(answer.headers.get('X-Request-Id')).toBeTruthy();
   });
 
   it('trims and NFC-normalises the name, and omits an unset description', async () => {
@@ -39,7 +43,7 @@ describe('createCategory: accepted bodies', () => {
     const name = '🐕'.repeat(100);
     const answer = await invoke(create, jsonPost(JSON.stringify({ name, description: 'd'.repeat(500) })));
     expect(answer.status).toBe(201);
-    expect((answer.body as { name: string }).name).toBe(name);
+    expect(successBody(createCategory, answer).name).toBe(name);
   });
 
   it('accepts application/json with a charset parameter and any header case', async () => {
@@ -50,10 +54,12 @@ describe('createCategory: accepted bodies', () => {
   it('gives ids 1, 2, 3 … in creation order, and lists them in that order', async () => {
     const ids: number[] = [];
     for (const name of ['Order A', 'Order B', 'Order C']) {
-      ids.push(((await invoke(create, jsonPost(JSON.stringify({ name })))).body as { id: number }).id);
+      ids.push((await created(JSON.stringify({ name }))).id);
     }
-    expect(ids[1]).toBe((ids[0] as number) + 1);
-    expect(ids[2]).toBe((ids[0] as number) + 2);
+    const [first] = ids;
+    assert.isDefined(first);
+    expect(ids[1]).toBe(first + 1);
+    expect(ids[2]).toBe(first + 2);
     const listed = (await listAll()).map((c) => c.id);
     expect(listed).toEqual([...listed].sort((a, b) => a - b));
     expect(listed).toEqual(expect.arrayContaining(ids));
@@ -137,9 +143,9 @@ describe('createCategory: CATEGORY_EXISTS (409)', () => {
   });
 
   it('does not spend an id on a refused create', async () => {
-    const first = (await invoke(create, jsonPost('{"name":"Gap check 1"}'))).body as { id: number };
+    const first = await created('{"name":"Gap check 1"}');
     await expectRefused('{"name":"gap check 1"}', 409, 'CATEGORY_EXISTS');
-    const second = (await invoke(create, jsonPost('{"name":"Gap check 2"}'))).body as { id: number };
+    const second = await created('{"name":"Gap check 2"}');
     expect(second.id).toBe(first.id + 1);
   });
 });

@@ -13,14 +13,15 @@ import { categoryStore } from '../../lib/categories/store.js';
 import { createDocumentClient, createDynamoClient } from '../../lib/dynamo/create-client.js';
 import { categoryIntegrity } from '../support/category-integrity.js';
 import { testDb } from '../support/customers.js';
+import { testTable } from '../support/environment.js';
+import { sleep } from '../support/sleep.js';
 
-const table = process.env.CATEGORIES_TABLE as string;
+const table = testTable('CATEGORIES_TABLE');
 const client = () => createDocumentClient(createDynamoClient(process.env.DYNAMODB_ENDPOINT));
 /** Two function instances and the operator's CLI, each with a client of its own. */
 const instances = [categoryStore(client(), table), categoryStore(client(), table)];
 const operator = categoryModeration(client(), table);
 const run = randomUUID().slice(0, 6);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** A few milliseconds' random start, so the rounds try different interleavings. */
 const jitter = () => sleep(Math.random() * 8);
 /**
@@ -97,7 +98,7 @@ describe('a rename racing a create of the same name', () => {
       expect([renaming === 'renamed', creating !== 'exists'].filter(Boolean)).toHaveLength(1);
       const holders = await holdersOf(target);
       expect(holders).toHaveLength(1);
-      expect(holders[0]?.id).toBe(renaming === 'renamed' ? renamed.id : (creating as { created: number }).created);
+      expect(holders[0]?.id).toBe(renaming === 'renamed' || creating === 'exists' ? renamed.id : creating.created);
     }
     expect((await categoryIntegrity(testDb, table)).problems).toEqual([]);
   }, 120_000);

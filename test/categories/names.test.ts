@@ -5,13 +5,16 @@
 import { describe, expect, it } from 'vitest';
 import { handler as create } from '../../functions/create-category.js';
 import { handler as list } from '../../functions/list-categories.js';
+import { listCategories } from '../../lib/routes.js';
+import { successBody } from '../support/answer.js';
 import { categoryIntegrity } from '../support/category-integrity.js';
 import { testDb } from '../support/customers.js';
+import { testTable } from '../support/environment.js';
 import { invoke, jsonPost, proxyEvent } from '../support/events.js';
 
-const listAll = async () => (await invoke(list, proxyEvent())).body as { id: number; name: string }[];
+const listAll = async () => successBody(listCategories, await invoke(list, proxyEvent()));
 const post = (name: string) => invoke(create, jsonPost(JSON.stringify({ name })));
-const integrity = () => categoryIntegrity(testDb, process.env.CATEGORIES_TABLE as string);
+const integrity = () => categoryIntegrity(testDb, testTable('CATEGORIES_TABLE'));
 
 describe('createCategory: names that look alike are one name', () => {
   it.each([

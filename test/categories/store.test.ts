@@ -6,8 +6,9 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
 import { categoryStore } from '../../lib/categories/store.js';
 import { createDocumentClient, createDynamoClient } from '../../lib/dynamo/create-client.js';
+import { testTable } from '../support/environment.js';
 
-const table = process.env.CATEGORIES_TABLE as string;
+const table = testTable('CATEGORIES_TABLE');
 
 /** A store over a client that records the name and outcome of every command it sends. */
 function countedStore(failFirst?: string) {
@@ -25,7 +26,7 @@ function countedStore(failFirst?: string) {
         calls.push(context.commandName ?? '?');
         return out;
       } catch (error) {
-        calls.push(`${context.commandName} failed: ${(error as Error).name}`);
+        calls.push(`${context.commandName} failed: ${error instanceof Error ? error.name : String(error)}`);
         throw error;
       }
     },

@@ -8,7 +8,6 @@
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -17,6 +16,7 @@ import { resolveTarget } from '../../lib/cli/targets.js';
 import { TABLES } from '../../lib/dynamo/tables.js';
 import { STACK_NAMES, TABLE_OUTPUT_KEYS, THROTTLE_RATE_OUTPUT } from '../../lib/stacks.js';
 import { petstoreProcess } from '../support/cli.js';
+import { listen } from '../support/listen.js';
 
 const CALLER_ARN = 'arn:aws:sts::123456789012:assumed-role/PetStoreOperators/alice';
 const actions: string[] = [];
@@ -48,8 +48,7 @@ beforeAll(async () => {
       response.writeHead(200, { 'Content-Type': 'text/xml' }).end(answer(action));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const aws = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const aws = `http://127.0.0.1:${await listen(server)}`;
   env = {
     AWS_ENDPOINT_URL_STS: aws,
     AWS_ENDPOINT_URL_CLOUDFORMATION: aws,

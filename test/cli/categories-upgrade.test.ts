@@ -9,12 +9,15 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as create } from '../../functions/create-category.js';
 import { handler as list } from '../../functions/list-categories.js';
+import { listCategories } from '../../lib/routes.js';
+import { successBody } from '../support/answer.js';
 import { categoryIntegrity, scanTable } from '../support/category-integrity.js';
 import { petstore } from '../support/cli.js';
 import { testDb } from '../support/customers.js';
+import { testTable } from '../support/environment.js';
 import { invoke, jsonPost, proxyEvent } from '../support/events.js';
 
-const table = process.env.CATEGORIES_TABLE as string;
+const table = testTable('CATEGORIES_TABLE');
 
 /** The previous release's items, as its store wrote them (lib/categories/store.ts before names were folded). */
 const STORED = [
@@ -49,7 +52,7 @@ async function cli(...args: string[]) {
 }
 
 const post = (name: string) => invoke(create, jsonPost(JSON.stringify({ name })));
-const listed = async () => (await invoke(list, proxyEvent())).body as { id: number; name: string; description?: string }[];
+const listed = async () => successBody(listCategories, await invoke(list, proxyEvent()));
 const collisionIds = (report: { collisions: { categories: { id: number }[] }[] }) =>
   report.collisions.map((c) => c.categories.map((category) => category.id));
 

@@ -7,12 +7,15 @@ import { randomUUID } from 'node:crypto';
 import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as create } from '../../functions/create-category.js';
+import { createCategory } from '../../lib/routes.js';
+import { successBody } from '../support/answer.js';
 import { categoryIntegrity } from '../support/category-integrity.js';
 import { petstore, petstoreProcess } from '../support/cli.js';
 import { testDb } from '../support/customers.js';
+import { testTable } from '../support/environment.js';
 import { type Answer, invoke, proxyEvent, TEST_AUTHORIZER } from '../support/events.js';
 
-const table = process.env.CATEGORIES_TABLE as string;
+const table = testTable('CATEGORIES_TABLE');
 const run = randomUUID().slice(0, 6);
 const alice = `alice-${run}`;
 const bob = `bob-${run}`;
@@ -32,8 +35,7 @@ async function postAs(customerId: string, name: string): Promise<Answer> {
 
 async function createAs(customerId: string, name: string): Promise<number> {
   const answer = await postAs(customerId, name);
-  if (answer.status !== 201) throw new Error(`create ${name}: ${answer.status} ${JSON.stringify(answer.body)}`);
-  return (answer.body as { id: number }).id;
+  return successBody(createCategory, answer).id;
 }
 
 async function cli(...args: string[]) {
@@ -48,7 +50,7 @@ async function everything() {
     ((await testDb.send(new ScanCommand({ TableName, ConsistentRead: true }))).Items ?? []).sort((a, b) =>
       JSON.stringify([a.pk ?? a.customerId, a.sk]).localeCompare(JSON.stringify([b.pk ?? b.customerId, b.sk])),
     );
-  return { categories: await scan(table), audit: await scan(process.env.AUDIT_TABLE as string) };
+  return { categories: await scan(table), audit: await scan(testTable('AUDIT_TABLE')) };
 }
 
 async function expectUsageError(args: string[], message: RegExp) {
@@ -60,7 +62,8 @@ async function expectUsageError(args: string[], message: RegExp) {
   expect(await everything()).toEqual(before);
 }
 
-const ids: Record<string, number> = {};
+/** Set before the tests: the ids of the three categories every test starts from. */
+const ids = { dog: 0, cat: 0, fish: 0 };
 beforeAll(async () => {
   ids.dog = await createAs(alice, 'Dog');
   ids.cat = await createAs(alice, 'Cat');
@@ -118,7 +121,7 @@ describe('categories rename', () => {
     expect((await categoryIntegrity(testDb, table)).problems).toEqual([]);
   });
 
-  it.each([
+  it.each<[[string], RegExp]>([
     [['Fish'], /cannot rename category \d+: category \d+ already has the name "Fish"/],
     [['ＦＩＳＨ'], /already has the name "ＦＩＳＨ"/],
     [['Dog\u200b'], /"name" must not contain invisible characters such as zero-width spaces or bidirectional controls \(found U\+200B\)/],
@@ -126,7 +129,7 @@ describe('categories rename', () => {
     [['x'.repeat(101)], /"name" must be at most 100 characters/],
     [['Tab\there'], /"name" must not contain control characters/],
   ])('refuses %j with exit 2, writing nothing', async ([name], message) => {
-    await expectUsageError(['categories', 'rename', String(ids.cat), name as string], message);
+    await expectUsageError(['categories', 'rename', String(ids.cat), name], message);
   });
 
   it('refuses an id that is not one, or of no category, with exit 2', async () => {
@@ -177,7 +180,7 @@ describe('categories delete', () => {
     expect(text).toBe(`customer ${alice} created no categories in production: nothing deleted\n`);
     expect((await categoryIntegrity(testDb, table)).problems).toEqual([]);
     // Alice's allowance is whole again: her creator count is 0.
-    expect(await createAs(alice, 'Dog')).toBeGreaterThan(ids.fish as number);
+    expect(await createAs(alice, 'Dog')).toBeGreaterThan(ids.fish);
   });
 
   it('audits a category stored without a creator under "-", which `audit` lists with the rest', async () => {

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { nowMs, resetClock, setClock } from '../../lib/clock.js';
+import { type Answer, errorBody } from '../support/answer.js';
 import { petstore } from '../support/cli.js';
 import { testDb } from '../support/customers.js';
 import { useGateway } from '../support/http.js';
@@ -29,7 +30,7 @@ async function newCustomer(plan = 'pro'): Promise<string> {
   return customerId;
 }
 
-const messageOf = (answer: { body: unknown }) => (answer.body as { message: string }).message;
+const messageOf = (answer: Answer) => errorBody(answer).message;
 
 /** Runs with the clock at `ms` from now, then puts it back. */
 async function later<T>(ms: number, run: () => Promise<T>): Promise<T> {

@@ -7,6 +7,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cdkJsonStage } from '../../lib/cli/cdk-json.js';
 import { stageCapacity } from '../../lib/stacks.js';
+import { errorBody } from '../support/answer.js';
 import { petstore, petstoreProcess } from '../support/cli.js';
 import { testDb } from '../support/customers.js';
 import { useGateway } from '../support/http.js';
@@ -55,7 +56,7 @@ describe('petstore CLI: customers, keys, revocation', () => {
     expect(staging.apiKey).toMatch(/^pet_test_/);
     const answer = await call('/categories', { key: staging.apiKey });
     expect(answer.status).toBe(401);
-    expect((answer.body as { message: string }).message).toMatch(/other environment/);
+    expect(errorBody(answer).message).toMatch(/other environment/);
   });
 
   it('lists keys without showing them, then revokes: 401 from then on', async () => {
@@ -71,7 +72,7 @@ describe('petstore CLI: customers, keys, revocation', () => {
     expect(revoked.stdout).toContain(keyId);
     const answer = await call('/categories', { key: apiKey });
     expect(answer.status).toBe(401);
-    expect((answer.body as { message: string }).message).toMatch(/revoked/);
+    expect(errorBody(answer).message).toMatch(/revoked/);
     expect(JSON.parse((await petstore('keys', 'list', 'acme', '--json')).stdout)).toContainEqual(
       expect.objectContaining({ keyId, status: 'revoked' }),
     );
@@ -134,7 +135,7 @@ describe('petstore CLI: customers, keys, revocation', () => {
 });
 
 describe('petstore CLI: bad input exits 2, says why, writes nothing', () => {
-  it.each([
+  it.each<[string[], RegExp]>([
     [[], /Usage/],
     [['frobnicate'], /unknown command/],
     [['customers'], /unknown command/],
@@ -225,7 +226,7 @@ describe('petstore CLI: bad input exits 2, says why, writes nothing', () => {
     [['audit', '--since', '2999-01-01'], /in the future/],
   ])('%j', async (args, message) => {
     const before = await tableContents();
-    const result = await petstore(...(args as string[]));
+    const result = await petstore(...args);
     expect(result.code).toBe(2);
     expect(result.stderr + result.stdout).toMatch(message);
     expect(result.stderr.split('\n').filter(Boolean).length).toBeLessThanOrEqual(2);

@@ -7,6 +7,7 @@
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localTableNames } from '../../lib/dynamo/tables.js';
 import type { Stage } from '../../lib/stacks.js';
@@ -105,7 +106,10 @@ describe('verify against the local gateway', () => {
       petstoreProcess(['verify', '--stage', 'staging', '--url', urlOf('staging'), '--json']),
     );
     expect(result.code).toBe(0);
-    const checks = JSON.parse(result.stdout) as { check: string; passed: boolean; problems: string[] }[];
+    const checks = v.parse(
+      v.array(v.object({ check: v.string(), passed: v.boolean(), problems: v.array(v.string()) })),
+      JSON.parse(result.stdout),
+    );
     expect(checks.map((c) => c.check)).toEqual(CHECK_NAMES);
     expect(checks.filter((c) => !c.passed || c.problems.length)).toEqual([]);
   });

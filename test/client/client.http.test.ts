@@ -7,17 +7,19 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PetStoreClient, type PetStoreClientOptions, PetStoreError } from '../../lib/client/index.js';
 import { resetClock, setClock } from '../../lib/clock.js';
+import { answerOfResponse } from '../support/answer.js';
 import { categoryIntegrity } from '../support/category-integrity.js';
 import { makeCustomer, testDb } from '../support/customers.js';
+import { testTable } from '../support/environment.js';
 import { useGateway } from '../support/http.js';
+import { listen } from '../support/listen.js';
 import { expectConformsToOpenApi } from '../support/openapi-conformance.js';
 
 const { url, customer } = useGateway();
-const table = () => categoryIntegrity(testDb, process.env.CATEGORIES_TABLE as string);
+const table = () => categoryIntegrity(testDb, testTable('CATEGORIES_TABLE'));
 afterEach(() => resetClock());
 
 /** fetch, with every answer checked against openapi.json (the body is read from a clone). */
@@ -25,15 +27,8 @@ const conformingFetch =
   (base: () => string): typeof fetch =>
   async (input, init) => {
     const response = await fetch(input, init);
-    const text = await response.clone().text();
-    let body: unknown;
-    try {
-      body = text ? JSON.parse(text) : undefined;
-    } catch {
-      body = undefined;
-    }
     const path = String(input).slice(base().length);
-    await expectConformsToOpenApi(init?.method ?? 'GET', path, { status: response.status, headers: response.headers, body, text });
+    await expectConformsToOpenApi(init?.method ?? 'GET', path, await answerOfResponse(response.clone()));
     return response;
   };
 
@@ -122,8 +117,7 @@ describe('a create whose first answer is lost', () => {
       );
       req.pipe(upstream);
     });
-    await new Promise<void>((resolve) => proxy?.listen(0, '127.0.0.1', resolve));
-    const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/v1`;
+    const proxyUrl = `http://127.0.0.1:${await listen(proxy)}/v1`;
 
     const sleeps: number[] = [];
     const retrying = new PetStoreClient({

@@ -4,7 +4,7 @@
  * sending a request certain to be refused, the cap on total wait, timeouts and abort. Clock and sleep are fakes,
  * so waits are asserted, not spent. Against the real API: test/client/client.http.test.ts.
  */
-import { describe, expect, it } from 'vitest';
+import { assert, describe, expect, it } from 'vitest';
 import {
   PetStoreBannedError,
   PetStoreClient,
@@ -136,9 +136,9 @@ describe('the client: what it retries, and after how long', () => {
   it('never retries a ban: PetStoreBannedError says until when, and nothing is sent before then', async () => {
     const { client, sent, advance } = scripted([error(429, 'API_KEY_TEMPORARILY_BANNED', { 'Retry-After': '900' }), ok()]);
     const thrown = await client.listCategories().catch((e: unknown) => e);
-    expect(thrown).toBeInstanceOf(PetStoreBannedError);
-    expect((thrown as PetStoreBannedError).until).toEqual(new Date(T0 + 900_000));
-    expect((thrown as Error).message).toContain(new Date(T0 + 900_000).toISOString());
+    assert.instanceOf(thrown, PetStoreBannedError);
+    expect(thrown.until).toEqual(new Date(T0 + 900_000));
+    expect(thrown.message).toContain(new Date(T0 + 900_000).toISOString());
     await expect(client.listCategories()).rejects.toBeInstanceOf(PetStoreBannedError);
     expect(sent).toHaveLength(1);
     advance(900_000);

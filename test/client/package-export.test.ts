@@ -123,7 +123,8 @@ export { category, code };
         stdio: 'pipe',
       });
     } catch (error) {
-      errors = String((error as { stdout?: string }).stdout);
+      // execFileSync's error carries the child's output: tsc writes its diagnostics to stdout.
+      errors = String(error instanceof Error && 'stdout' in error ? error.stdout : error);
     }
     expect(errors).not.toMatch(/main\.ts/);
     expect(errors).toMatch(/wrong\.ts.*Type 'string' is not assignable to type 'number'/);

@@ -4,8 +4,8 @@
  * budget's.
  */
 import { HttpRequest } from '@smithy/core/protocols';
-import type { NodeHttpHandler } from '@smithy/node-http-handler';
-import { describe, expect, it } from 'vitest';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { assert, describe, expect, it } from 'vitest';
 import {
   allowedWaitMs,
   BUDGET_SHARE_OF_TIMEOUT,
@@ -22,6 +22,8 @@ import { FUNCTION_SETTINGS } from '../../lib/function-settings.js';
 import { ROUTES } from '../../lib/routes.js';
 
 /** Every Lambda function the stacks deploy: one per route, and the authorizer. */
+/** Every kind of function that has a budget. */
+const KINDS = Object.keys(DYNAMO_BUDGETS).filter((key): key is FunctionKind => key in DYNAMO_BUDGETS);
 const FUNCTIONS: { name: string; kind: FunctionKind }[] = [
   ...ROUTES.map((route) => ({ name: route.operationId, kind: 'operation' as const })),
   { name: 'authorizer', kind: 'authorizer' },
@@ -49,7 +51,7 @@ describe('the DynamoDB budget fits every function', () => {
 
   it('prints the numbers', () => {
     console.table(
-      (Object.keys(DYNAMO_BUDGETS) as FunctionKind[]).map((kind) => ({
+      KINDS.map((kind) => ({
         kind,
         ...DYNAMO_BUDGETS[kind],
         maxTotalBackoffMs: maxTotalBackoffMs(DYNAMO_BUDGETS[kind]),
@@ -63,7 +65,8 @@ describe('the DynamoDB budget fits every function', () => {
 
 describe('clients are built from the budget', () => {
   async function settingsOf(client: ReturnType<typeof createDynamoClient>) {
-    const handler = client.config.requestHandler as NodeHttpHandler;
+    const handler = client.config.requestHandler;
+    assert.instanceOf(handler, NodeHttpHandler);
     // The handler resolves its settings on first use: a request aborted before it starts sends nothing.
     await handler
       .handle(new HttpRequest({ protocol: 'http:', hostname: '127.0.0.1' }), { abortSignal: AbortSignal.abort() })
@@ -72,7 +75,7 @@ describe('clients are built from the budget', () => {
     return { attempts: await client.config.maxAttempts(), connectionTimeout, requestTimeout, throwOnRequestTimeout };
   }
 
-  it.each(Object.keys(DYNAMO_BUDGETS) as FunctionKind[])('deployed (no endpoint), the %s budget exactly', async (kind) => {
+  it.each(KINDS)('deployed (no endpoint), the %s budget exactly', async (kind) => {
     const budget = DYNAMO_BUDGETS[kind];
     const client = createDynamoClient(undefined, budget);
     expect(await settingsOf(client)).toEqual({

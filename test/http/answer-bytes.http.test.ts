@@ -19,7 +19,6 @@ import { handler as listCategories } from '../../functions/list-categories.js';
 import { lambdaContext } from '../../infra/local/events.js';
 import { resetClock, setClock } from '../../lib/clock.js';
 import { dynamoClient } from '../../lib/dynamo/client.js';
-import { setLogSink } from '../../lib/log.js';
 import { makeCustomer, type TestCustomer } from '../support/customers.js';
 import { proxyEvent, TEST_AUTHORIZER } from '../support/events.js';
 import { useGateway } from '../support/http.js';
@@ -55,7 +54,6 @@ const hanging: ((error: Error) => void)[] = [];
 
 beforeAll(async () => {
   setClock(() => FIXED);
-  setLogSink(() => undefined);
   customers = {
     default: await makeCustomer('enterprise', { perMinute: 500, perDay: 5_000 }),
     tight: await makeCustomer('enterprise', { perMinute: 2, perDay: 1_000 }),
@@ -77,7 +75,6 @@ beforeAll(async () => {
 
 afterAll(() => {
   resetClock();
-  setLogSink(undefined);
 });
 
 function send(sent: Sent): Promise<{ status: number; rawHeaders: string[]; body: string }> {

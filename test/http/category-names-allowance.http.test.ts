@@ -7,12 +7,15 @@ import { describe, expect, it } from 'vitest';
 import { categoryModeration } from '../../lib/categories/moderation.js';
 import { categoryStore } from '../../lib/categories/store.js';
 import { documentClient } from '../../lib/dynamo/client.js';
+import { listCategories } from '../../lib/routes.js';
+import { errorBody, successBody } from '../support/answer.js';
 import { categoryIntegrity } from '../support/category-integrity.js';
 import { makeCustomer, testDb } from '../support/customers.js';
+import { testTable } from '../support/environment.js';
 import { useGateway } from '../support/http.js';
 
 const { call } = useGateway();
-const table = process.env.CATEGORIES_TABLE as string;
+const table = testTable('CATEGORIES_TABLE');
 const post = (name: string, key?: string) =>
   call('/categories', { method: 'POST', body: JSON.stringify({ name }), headers: { 'Content-Type': 'application/json' }, key });
 
@@ -28,8 +31,8 @@ describe('POST /v1/categories: names', () => {
       status: 400,
       message: expect.stringContaining(`"name" must not contain invisible characters`),
     });
-    expect((answer.body as { message: string }).message).toContain(codePoint);
-    const listed = (await call('/categories')).body as { name: string }[];
+    expect(errorBody(answer).message).toContain(codePoint);
+    const listed = successBody(listCategories, await call('/categories'));
     expect(listed.some((c) => c.name === name.trim())).toBe(false);
   });
 

@@ -11,7 +11,6 @@ import { config, parseEnv, setConfig } from '../../lib/config.js';
 import { deprecationDates, deprecationVariables } from '../../lib/deprecation.js';
 import { HttpError } from '../../lib/http/errors.js';
 import { operation } from '../../lib/http/operation.js';
-import { setLogSink } from '../../lib/log.js';
 import { defineRoute, getPetById as petsRoute } from '../../lib/routes.js';
 import { invoke, proxyEvent } from '../support/events.js';
 
@@ -51,27 +50,25 @@ let saved: ReturnType<typeof config>;
 beforeAll(() => {
   saved = config();
   setConfig(parseEnv({ ...process.env, ...PETS }));
-  setLogSink(() => undefined);
 });
 afterEach(() => resetClock());
 afterAll(() => {
   setConfig(saved);
-  setLogSink(undefined);
 });
 
 describe('a second deprecated route', () => {
   it('keeps its own Deprecation, Sunset and Link while the pets variables are set; getPetById takes them', async () => {
     const own = await call(retired, '/store/retired-orders');
     expect(own.status).toBe(501);
-    expect(own.headers.Deprecation).toBe(`@${Date.parse('2025-01-01T00:00:00Z') / 1000}`);
-    expect(own.headers.Sunset).toBe(new Date('2028-01-01T00:00:00Z').toUTCString());
-    expect(own.headers.Link).toBe('<https://example.com/retired-orders>; rel="deprecation"; type="text/html"');
+    expect(own.headers.get('Deprecation')).toBe(`@${Date.parse('2025-01-01T00:00:00Z') / 1000}`);
+    expect(own.headers.get('Sunset')).toBe(new Date('2028-01-01T00:00:00Z').toUTCString());
+    expect(own.headers.get('Link')).toBe('<https://example.com/retired-orders>; rel="deprecation"; type="text/html"');
 
     const pets = await call(getPetById, '/pets/4');
     expect(pets.status).toBe(501);
-    expect(pets.headers.Deprecation).toBe(`@${Date.parse(PETS.PETS_DEPRECATED_AT) / 1000}`);
-    expect(pets.headers.Sunset).toBe(new Date(PETS.PETS_SUNSET_AT).toUTCString());
-    expect(pets.headers.Link).toBe(`<${PETS.DOCS_URL}>; rel="deprecation"; type="text/html"`);
+    expect(pets.headers.get('Deprecation')).toBe(`@${Date.parse(PETS.PETS_DEPRECATED_AT) / 1000}`);
+    expect(pets.headers.get('Sunset')).toBe(new Date(PETS.PETS_SUNSET_AT).toUTCString());
+    expect(pets.headers.get('Link')).toBe(`<${PETS.DOCS_URL}>; rel="deprecation"; type="text/html"`);
   });
 
   it('answers 410 GONE after its own sunset, while getPetById, whose sunset is later, still runs', async () => {

@@ -7,14 +7,18 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
+import { createCategory } from '../../lib/routes.js';
+import { errorBody, successBody } from '../support/answer.js';
 import { categoryIntegrity } from '../support/category-integrity.js';
 import { makeCustomer, testDb } from '../support/customers.js';
-import { type HttpAnswer, useGateway } from '../support/http.js';
+import { testTable } from '../support/environment.js';
+import { type Answer, useGateway } from '../support/http.js';
 
 const { call, customer } = useGateway();
-const IDEMPOTENCY_TABLE = process.env.IDEMPOTENCY_TABLE as string;
-const table = () => categoryIntegrity(testDb, process.env.CATEGORIES_TABLE as string);
+const IDEMPOTENCY_TABLE = testTable('IDEMPOTENCY_TABLE');
+const table = () => categoryIntegrity(testDb, testTable('CATEGORIES_TABLE'));
 
 const post = (body: unknown, key?: string, apiKey?: string) =>
   call('/categories', {
@@ -36,7 +40,7 @@ const recordId = (customerId: string, key: string) =>
 const record = async (customerId: string, key: string) =>
   (await testDb.send(new GetCommand({ TableName: IDEMPOTENCY_TABLE, Key: { id: recordId(customerId, key) }, ConsistentRead: true }))).Item;
 
-function expectError(answer: HttpAnswer, status: number, code: string) {
+function expectError(answer: Answer, status: number, code: string) {
   expect(answer.status).toBe(status);
   expect(answer.body).toEqual({ code, message: expect.any(String), status });
 }
@@ -179,7 +183,7 @@ describe('the same key while the first request is still running', () => {
     const answers = await Promise.all(Array.from({ length: 20 }, () => post(body, key)));
     const created = answers.filter((a) => a.status === 201 && !a.headers.has('idempotent-replayed'));
     const replays = answers.filter((a) => a.status === 201 && a.headers.get('idempotent-replayed') === 'true');
-    const inProgress = answers.filter((a) => a.status === 409 && (a.body as { code: string }).code === 'IDEMPOTENCY_IN_PROGRESS');
+    const inProgress = answers.filter((a) => a.status === 409 && errorBody(a).code === 'IDEMPOTENCY_IN_PROGRESS');
     expect(created).toHaveLength(1);
     expect(replays.length + inProgress.length).toBe(19);
     for (const replay of replays) expect(replay.body).toEqual(created[0]?.body);
@@ -198,7 +202,7 @@ describe('keys are scoped per customer', () => {
     expect(mine.status).toBe(201);
     expect(theirs.status).toBe(201);
     expect(theirs.headers.has('idempotent-replayed')).toBe(false);
-    expect((theirs.body as { id: number }).id).not.toBe((mine.body as { id: number }).id);
+    expect(successBody(createCategory, theirs).id).not.toBe(successBody(createCategory, mine).id);
   });
 });
 
@@ -212,7 +216,7 @@ describe('a malformed Idempotency-Key', () => {
     const stored = await table();
     const answer = await post('{"name":', key);
     expectError(answer, 400, 'VALIDATION_FAILED');
-    expect((answer.body as { message: string }).message).toMatch(/^"Idempotency-Key" .*1 to 255 printable ASCII characters/);
+    expect(errorBody(answer).message).toMatch(/^"Idempotency-Key" .*1 to 255 printable ASCII characters/);
     expect((await table()).lastId).toBe(stored.lastId);
   });
 
@@ -234,7 +238,7 @@ describe('after the 24 hours a key is remembered', () => {
     expect(first.status).toBe(201);
     const { customerId } = customer();
     expect(await record(customerId, key)).toMatchObject({ status: 'COMPLETED', expiration: expect.any(Number) });
-    const remembered = (await record(customerId, key))?.expiration as number;
+    const remembered = v.parse(v.number(), (await record(customerId, key))?.expiration);
     expect(remembered - Date.now() / 1000).toBeGreaterThan(86_400 - 60);
 
     // TTL deletion runs some time after expiry (up to days): an expired record still in the table is ignored.

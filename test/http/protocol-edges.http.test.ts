@@ -6,13 +6,15 @@
  */
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
-import type { APIGatewayAuthorizerResult } from 'aws-lambda';
+import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { handler as authorizer } from '../../functions/authorizer.js';
 import { handler as create } from '../../functions/create-category.js';
 import { handler as listStoreOrders } from '../../functions/list-store-orders.js';
 import { authorizerEvent, lambdaContext } from '../../infra/local/events.js';
+import { CategorySchema } from '../../lib/categories/schema.js';
 import { BEARER_CHALLENGE, INVALID_TOKEN_CHALLENGE } from '../../lib/http/gateway-responses.js';
+import { sentHeaders } from '../support/answer.js';
 import { invoke, proxyEvent } from '../support/events.js';
 import { useGateway } from '../support/http.js';
 
@@ -39,7 +41,7 @@ const binaryPost = (bytes: Buffer | string, contentType = 'application/json') =>
 async function listedNames(): Promise<string[]> {
   const response = await fetch(`${url()}/categories`, { headers: { Authorization: customer().authorization } });
   const text = new TextDecoder('utf-8', { fatal: true }).decode(await response.arrayBuffer());
-  return (JSON.parse(text) as { name: string }[]).map((c) => c.name);
+  return v.parse(v.array(CategorySchema), JSON.parse(text)).map((c) => c.name);
 }
 
 /** One request through node:http, which sends each value of an array header as its own line. */
@@ -186,7 +188,7 @@ describe('more than one Authorization header is 401, saying so', () => {
         ],
       }),
     );
-    const result = (await authorizer(event, lambdaContext('authorizer', 'test'))) as APIGatewayAuthorizerResult;
+    const result = await authorizer(event, lambdaContext('authorizer', 'test'));
     expect(result.policyDocument.Statement[0]?.Effect).toBe('Deny');
     expect(result.context).toMatchObject({ reason: 'repeated', message: expect.stringMatching(/More than one Authorization header/) });
   });
@@ -202,7 +204,7 @@ describe('more than one Authorization header is 401, saying so', () => {
     const answer = await invoke(listStoreOrders, event);
     expect(answer.status).toBe(401);
     expect(answer.body).toMatchObject({ code: 'UNAUTHORIZED', message: expect.stringMatching(/More than one Authorization header/) });
-    expect(answer.headers['WWW-Authenticate']).toBe(INVALID_TOKEN_CHALLENGE);
+    expect(answer.headers.get('WWW-Authenticate')).toBe(INVALID_TOKEN_CHALLENGE);
   });
 });
 
@@ -242,7 +244,7 @@ describe('no-store and nosniff', () => {
 
   it('on a handler’s answer, before any gateway', async () => {
     const answer = await invoke(create, binaryPost('{"name":'));
-    expect(answer.headers).toMatchObject({ 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
+    expect(sentHeaders(answer)).toMatchObject({ 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
   });
 });
 
@@ -275,7 +277,7 @@ describe("methods API Gateway has no operation for, and the local gateway's pars
     expect(options.body).toMatchObject({ code: 'NOT_FOUND' });
   });
 
-  it.each([
+  it.each<[string, string, number, string]>([
     ['a method Node does not know', 'FOO /v1/categories HTTP/1.1\r\nHost: x\r\n\r\n', 404, 'NOT_FOUND'],
     ['a garbage request line', 'GARBAGE\r\n\r\n', 400, 'VALIDATION_FAILED'],
     ['a broken HTTP version', 'GET /v1/categories XTTP/1.1\r\nHost: x\r\n\r\n', 400, 'VALIDATION_FAILED'],
@@ -292,7 +294,7 @@ describe("methods API Gateway has no operation for, and the local gateway's pars
       'VALIDATION_FAILED',
     ],
   ])('%s: %s in the Error shape with X-Request-Id', async (_, bytes, status, code) => {
-    const answer = parsedRaw(await rawExchange(bytes as string));
+    const answer = parsedRaw(await rawExchange(bytes));
     expect(answer.status).toBe(status);
     expect(answer.body).toEqual({ code, message: expect.any(String), status });
     expect(answer.headers.get('content-type')).toBe('application/json');

@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import * as v from 'valibot';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { lambdaContext } from '../../infra/local/events.js';
 import { CategoryContention, CategoryExists, CategoryLimitReached } from '../../lib/categories/errors.js';
 import { CategorySchema, NewCategorySchema } from '../../lib/categories/schema.js';
@@ -18,8 +18,8 @@ import { HttpError } from '../../lib/http/errors.js';
 import type { IdempotentRequest, IdempotentRunner } from '../../lib/http/idempotency-key.js';
 import { operation } from '../../lib/http/operation.js';
 import type { Result } from '../../lib/http/response.js';
-import { setLogSink } from '../../lib/log.js';
 import { defineRoute } from '../../lib/routes.js';
+import { sentHeaders } from '../support/answer.js';
 import { invoke, proxyEvent, TEST_AUTHORIZER } from '../support/events.js';
 
 /** Reads only: runs alongside admission. Beta, so its answers carry a route header too. */
@@ -66,25 +66,27 @@ const probeTraced = defineRoute({
   ),
 });
 
-/** What happened, in order: the count's DynamoDB call, the decision's metric, and the probes' own steps. */
+/**
+ * What happened, in order: the count's DynamoDB call, the decision's metric, and the probes' own steps. A test that
+ * shows a step runs while the count is in flight names it in `countAwaits`: the count is held until that step has
+ * happened, so the order shows whatever the machine's load, and a step that never comes alongside fails the count.
+ */
 const trace = vi.hoisted(() => {
-  const steps: string[] = [];
-  return { steps, slowCount: false };
+  const state: { steps: string[]; countAwaits?: string | undefined } = { steps: [] };
+  return state;
 });
+/** Resolves once `step` is in the trace; rejects if it has not happened within a few seconds. */
+const stepSeen = (step: string) => vi.waitFor(() => expect(trace.steps).toContain(step), { timeout: 5_000, interval: 5 });
 vi.mock('../../lib/metrics.js', () => ({ recordDecision: () => trace.steps.push('metric') }));
 const customer = (perMinute = 500) => ({ ...TEST_AUTHORIZER, customerId: `path-${randomUUID()}`, perMinute: String(perMinute) });
 const get = (authorizer: Record<string, string> | null = customer()) => proxyEvent({ path: '/probe', authorizer });
-const post = (body: string, authorizer: Record<string, string> = customer(), key?: string) =>
-  proxyEvent({
-    method: 'POST',
-    path: '/probe',
-    body,
-    authorizer,
-    headers: [['Content-Type', 'application/json'], ...(key ? [['Idempotency-Key', key] as [string, string]] : [])],
-  });
+const post = (body: string, authorizer: Record<string, string> = customer(), key?: string) => {
+  const headers: [string, string][] = [['Content-Type', 'application/json']];
+  if (key) headers.push(['Idempotency-Key', key]);
+  return proxyEvent({ method: 'POST', path: '/probe', body, authorizer, headers });
+};
 
 beforeAll(() => {
-  setLogSink(() => undefined);
   dynamoClient().middlewareStack.add(
     (next, context) => async (args) => {
       // The count is the conditional write that admits; refusals are counted toward a ban in batches, written up to
@@ -95,8 +97,7 @@ beforeAll(() => {
         args.input.TableName === process.env.COUNTERS_TABLE &&
         'ConditionExpression' in args.input;
       if (counting) trace.steps.push('count sent');
-      // A count that takes its time, so that what runs alongside it shows as such whatever the machine's load.
-      if (counting && trace.slowCount) await new Promise((resolve) => setTimeout(resolve, 150));
+      if (counting && trace.countAwaits) await stepSeen(trace.countAwaits);
       try {
         return await next(args);
       } finally {
@@ -108,9 +109,8 @@ beforeAll(() => {
 });
 beforeEach(() => {
   trace.steps = [];
-  trace.slowCount = false;
+  trace.countAwaits = undefined;
 });
-afterAll(() => setLogSink(undefined));
 
 /** A runner that records what it is handed and runs the operation, as the idempotency utility does the first time. */
 function recordingRunner() {
@@ -185,7 +185,7 @@ describe('the one error module (http-errors.ts): what a handler throws becomes t
     );
     expect(answer.status).toBe(status);
     expect(answer.body).toEqual({ code, message: expect.any(String), status });
-    expect(answer.headers).toMatchObject(headers);
+    expect(sentHeaders(answer)).toMatchObject(headers);
   });
 
   it('anything else is 500 INTERNAL_ERROR quoting the request id, with nothing of the error in it', async () => {
@@ -212,8 +212,8 @@ describe('finish (finish.ts): every header on every answer, once, in one order',
     );
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({ ok: true });
-    expect(names(answer.headers)).toEqual([...admitted, ...tail]);
-    expect(answer.headers['X-API-Stability']).toBe('beta');
+    expect(answer.headerNames).toEqual([...admitted, ...tail]);
+    expect(answer.headers.get('X-API-Stability')).toBe('beta');
   });
 
   it('an error’s own headers come after the Content-Type, a refusal’s Retry-After too', async () => {
@@ -222,8 +222,8 @@ describe('finish (finish.ts): every header on every answer, once, in one order',
     await invoke(handler, get(authorizer));
     const refused = await invoke(handler, get(authorizer));
     expect(refused.status).toBe(429);
-    expect(names(refused.headers)).toEqual([...admitted, 'Retry-After', ...tail]);
-    expect(refused.headers['X-RateLimit-Remaining']).toBe('0');
+    expect(refused.headerNames).toEqual([...admitted, 'Retry-After', ...tail]);
+    expect(refused.headers.get('X-RateLimit-Remaining')).toBe('0');
   });
 
   it('before the caller is known: the gateway’s 0/0/0 and no IETF fields', async () => {
@@ -232,7 +232,7 @@ describe('finish (finish.ts): every header on every answer, once, in one order',
       get(null),
     );
     expect(answer.status).toBe(401);
-    expect(names(answer.headers)).toEqual([
+    expect(answer.headerNames).toEqual([
       ...admitted,
       'WWW-Authenticate',
       'Cache-Control',
@@ -240,7 +240,8 @@ describe('finish (finish.ts): every header on every answer, once, in one order',
       'X-API-Stability',
       'X-Request-Id',
     ]);
-    expect([answer.headers['X-RateLimit-Limit'], answer.headers['X-RateLimit-Remaining'], answer.headers['X-RateLimit-Reset']]).toEqual([
+    const { headers } = answer;
+    expect([headers.get('X-RateLimit-Limit'), headers.get('X-RateLimit-Remaining'), headers.get('X-RateLimit-Reset')]).toEqual([
       '0',
       '0',
       '0',
@@ -257,7 +258,7 @@ describe('finish (finish.ts): every header on every answer, once, in one order',
     const answer = await invoke(handler, post('{"name":"Dog"}', customer(), 'k'));
     expect(answer.status).toBe(201);
     expect(answer.body).toEqual({ id: 1, name: 'Dog' });
-    expect(names(answer.headers)).toEqual([...admitted, 'Idempotent-Replayed', ...tail.filter((name) => name !== 'X-API-Stability')]);
+    expect(answer.headerNames).toEqual([...admitted, 'Idempotent-Replayed', ...tail.filter((name) => name !== 'X-API-Stability')]);
   });
 
   it('Middy’s timeout answer, through the same finish, keeps the rate-limit headers of the admitted request', async () => {
@@ -291,7 +292,7 @@ describe('the pipeline (pipeline.ts): caller → admission → input → handler
       trace.steps.push('handler');
       return { ok: true };
     });
-    trace.slowCount = true;
+    trace.countAwaits = 'handler';
     expect((await invoke(handler, get(authorizer))).status).toBe(200);
     expect(trace.steps.indexOf('handler')).toBeLessThan(trace.steps.indexOf('count answered'));
     trace.steps = [];
@@ -300,12 +301,13 @@ describe('the pipeline (pipeline.ts): caller → admission → input → handler
     expect(trace.steps).toContain('handler');
     // Now the instance knows: the handler waits, and is not run at all.
     trace.steps = [];
+    trace.countAwaits = undefined;
     expect((await invoke(handler, get(authorizer))).status).toBe(429);
     expect(trace.steps).not.toContain('handler');
   });
 
   it('the body is read while the count is in flight, and its refusal is answered after admission', async () => {
-    trace.slowCount = true;
+    trace.countAwaits = 'body read';
     const handler = operation(probeTraced, {
       handle: async ({ body }) => ({ id: 1, name: body.name }),
       idempotency: recordingRunner().runner,
@@ -313,15 +315,16 @@ describe('the pipeline (pipeline.ts): caller → admission → input → handler
     expect((await invoke(handler, post('{"name":"Dog"}'))).status).toBe(201);
     expect(trace.steps).toEqual(['count sent', 'body read', 'count answered', 'metric']);
     trace.steps = [];
+    trace.countAwaits = undefined; // this body fails the schema's own check, before the step that says it was read
     const refused = await invoke(handler, post('{"name":"Dog","colour":"red"}'));
     expect(refused.status).toBe(400);
     // Counted, with its metric (the schema's check of the field came first, so the probe's own check did not run).
-    expect(refused.headers['X-RateLimit-Remaining']).toMatch(/^\d+$/);
+    expect(refused.headers.get('X-RateLimit-Remaining')).toMatch(/^\d+$/);
     expect(trace.steps).toEqual(['count sent', 'count answered', 'metric']);
   });
 
   it('a request with a key has the runner prepare while the count is in flight, before the body is read', async () => {
-    trace.slowCount = true;
+    trace.countAwaits = 'body read';
     const { runner } = recordingRunner();
     runner.prepare = () => trace.steps.push('runner prepared');
     const handler = operation(probeTraced, { handle: async ({ body }) => ({ id: 1, name: body.name }), idempotency: runner });
@@ -338,7 +341,7 @@ describe('the pipeline (pipeline.ts): caller → admission → input → handler
     const handler = operation(probeWrite, {
       handle: async ({ body }) => {
         trace.steps.push('handler started');
-        await new Promise((resolve) => setTimeout(resolve, 50));
+        await stepSeen('metric'); // written while the handler runs, not after it
         trace.steps.push('handler done');
         return { id: 1, name: body.name };
       },
@@ -365,9 +368,9 @@ describe('the pipeline (pipeline.ts): caller → admission → input → handler
       idempotency: recordingRunner().runner,
     });
     const first = await invoke(handler, post('{"name":', authorizer));
-    expect([first.status, first.headers['X-RateLimit-Remaining']]).toEqual([400, '1']);
+    expect([first.status, first.headers.get('X-RateLimit-Remaining')]).toEqual([400, '1']);
     const second = await invoke(handler, post('{"colour":"red"}', authorizer));
-    expect([second.status, second.headers['X-RateLimit-Remaining']]).toEqual([400, '0']);
+    expect([second.status, second.headers.get('X-RateLimit-Remaining')]).toEqual([400, '0']);
     expect((await invoke(handler, post('{"name":', authorizer))).body).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED' });
   });
 

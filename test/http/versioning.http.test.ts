@@ -7,20 +7,21 @@ import { resetClock, setClock } from '../../lib/clock.js';
 import { config } from '../../lib/config.js';
 import { deprecationDates } from '../../lib/deprecation.js';
 import { getPetById, ROUTES, type Route } from '../../lib/routes.js';
-import { type HttpAnswer, useGateway } from '../support/http.js';
+import { errorBody } from '../support/answer.js';
+import { type Answer, useGateway } from '../support/http.js';
 
 const { call } = useGateway();
 const { deprecatedAt, sunsetAt, docsUrl } = deprecationDates(getPetById.deprecation ?? assert.fail('getPetById is deprecated'), config());
 
 afterEach(() => resetClock());
 
-function expectDeprecationHeaders(answer: HttpAnswer) {
+function expectDeprecationHeaders(answer: Answer) {
   expect(answer.headers.get('deprecation')).toBe(`@${Math.floor(deprecatedAt.getTime() / 1000)}`);
   expect(answer.headers.get('sunset')).toBe(sunsetAt.toUTCString());
   expect(answer.headers.get('link')).toBe(`<${docsUrl}>; rel="deprecation"; type="text/html"`);
 }
 
-function expectError(answer: HttpAnswer, status: number, code: string) {
+function expectError(answer: Answer, status: number, code: string) {
   expect(answer.status).toBe(status);
   expect(answer.body).toEqual({ code, message: expect.any(String), status });
 }
@@ -29,7 +30,7 @@ describe('GET /v1/pets/{petId} (deprecated)', () => {
   it('answers 501 NOT_IMPLEMENTED, saying the specification does not define a pet, with the deprecation headers', async () => {
     const answer = await call('/pets/1');
     expectError(answer, 501, 'NOT_IMPLEMENTED');
-    expect((answer.body as { message: string }).message).toMatch(/not implemented/);
+    expect(errorBody(answer).message).toMatch(/not implemented/);
     expectDeprecationHeaders(answer);
   });
 
@@ -38,7 +39,7 @@ describe('GET /v1/pets/{petId} (deprecated)', () => {
     async (petId) => {
       const answer = await call(`/pets/${petId}`);
       expectError(answer, 400, 'VALIDATION_FAILED');
-      expect((answer.body as { message: string }).message).toMatch(/"petId" must be a positive integer/);
+      expect(errorBody(answer).message).toMatch(/"petId" must be a positive integer/);
       expectDeprecationHeaders(answer);
     },
   );
@@ -68,7 +69,7 @@ describe('GET /v1/store/orders (beta)', () => {
   it('answers 501 NOT_IMPLEMENTED with X-API-Stability: beta and no deprecation headers', async () => {
     const answer = await call('/store/orders');
     expectError(answer, 501, 'NOT_IMPLEMENTED');
-    expect((answer.body as { message: string }).message).toMatch(/not implemented/);
+    expect(errorBody(answer).message).toMatch(/not implemented/);
     expect(answer.headers.get('x-api-stability')).toBe('beta');
     expect(answer.headers.get('deprecation')).toBeNull();
   });

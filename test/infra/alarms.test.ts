@@ -3,39 +3,38 @@
  * topic policy the way AWS does), production does not synthesize without an alarm destination the operator chose,
  * and a throttled function of either stage raises an alarm.
  */
-import { App } from 'aws-cdk-lib';
+import { App, CfnElement } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { stageSettings } from '../../infra/config.js';
 import { PetStoreStack } from '../../infra/pet-store-stack.js';
 import { STAGES, type Stage } from '../../lib/stacks.js';
-import { type AccessRequest, evaluate, type PolicyDocument, resolveIntrinsics } from '../support/iam-policy.js';
-import { synthApp, TEST_OVERRIDES } from './synth-app.js';
-
-// biome-ignore lint/suspicious/noExplicitAny: synthesized CloudFormation is untyped JSON; the assertions check its shape.
-type Json = any;
+import { resourcesOfType, type TemplateJson } from '../support/cloudformation.js';
+import { type AccessRequest, evaluate, policyDocument, resolveIntrinsics } from '../support/iam-policy.js';
+import { perStage, synthApp, TEST_OVERRIDES } from './synth-app.js';
 
 const ACCOUNT = TEST_OVERRIDES.account;
 const REGION = TEST_OVERRIDES.region;
 let app: ReturnType<typeof synthApp>;
-const json = {} as Record<Stage, { Resources: Record<string, Json> }>;
+let json: Record<Stage, TemplateJson>;
 
 beforeAll(() => {
   app = synthApp();
-  for (const stage of STAGES) json[stage] = app.template(stage).toJSON() as (typeof json)[Stage];
+  json = perStage((stage) => app.json(stage));
 }, 120_000);
 
-const resourcesOf = (stage: Stage, type: string): [string, Json][] =>
-  Object.entries(json[stage].Resources).filter(([, r]) => r.Type === type);
+const resourcesOf = (stage: Stage, type: string) => resourcesOfType(json[stage], type);
 
 /** The stack's alarm topic: its logical id, the ARN its Ref stands for, and the policies attached to it. */
 function alarmTopic(stage: Stage) {
-  const topicId = app.stacks[stage].getLogicalId(app.stacks[stage].monitoring.topic.node.defaultChild as never);
+  const topic = app.stacks[stage].monitoring.topic.node.defaultChild;
+  if (!(topic instanceof CfnElement)) throw new Error('the alarm topic has no CloudFormation resource');
+  const topicId = app.stacks[stage].getLogicalId(topic);
   const topicArn = `arn:aws:sns:${REGION}:${ACCOUNT}:${topicId}`;
   const refs = { 'AWS::AccountId': ACCOUNT, 'AWS::Region': REGION, 'AWS::Partition': 'aws', [topicId]: topicArn };
   const policies = resourcesOf(stage, 'AWS::SNS::TopicPolicy')
-    .filter(([, p]) => JSON.stringify(p.Properties.Topics).includes(`"${topicId}"`))
-    .map(([, p]) => resolveIntrinsics(p.Properties.PolicyDocument, refs) as PolicyDocument);
+    .filter(([, p]) => JSON.stringify(p.Properties?.Topics).includes(`"${topicId}"`))
+    .map(([, p]) => policyDocument(resolveIntrinsics(p.Properties?.PolicyDocument, refs)));
   return { topicId, topicArn, policies };
 }
 
@@ -53,7 +52,7 @@ describe.each(STAGES)('the %s alarm topic', (stage) => {
   it('is what every alarm of the stack notifies', () => {
     const alarms = resourcesOf(stage, 'AWS::CloudWatch::Alarm');
     expect(alarms.length).toBeGreaterThan(0);
-    for (const [id, alarm] of alarms) expect(alarm.Properties.AlarmActions, id).toContainEqual({ Ref: alarmTopic(stage).topicId });
+    for (const [id, alarm] of alarms) expect(alarm.Properties?.AlarmActions, id).toContainEqual({ Ref: alarmTopic(stage).topicId });
   });
 
   it("lets this account's CloudWatch alarms publish to it", () => {

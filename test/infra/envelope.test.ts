@@ -8,17 +8,15 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { PLAN_NAMES } from '../../lib/plans.js';
 import { STAGES, type Stage } from '../../lib/stacks.js';
 import { ASSUMED_INVOCATION_SECONDS, type LayerFigures, layerFigures, type PlanEnvelope, planEnvelopes } from './envelope.js';
-import { synthApp } from './synth-app.js';
+import { perStage, synthApp } from './synth-app.js';
 
-const figures = {} as Record<Stage, LayerFigures>;
-const envelopes = {} as Record<Stage, PlanEnvelope[]>;
+let figures: Record<Stage, LayerFigures>;
+let envelopes: Record<Stage, PlanEnvelope[]>;
 
 beforeAll(() => {
   const app = synthApp();
-  for (const stage of STAGES) {
-    figures[stage] = layerFigures(app.template(stage).toJSON(), stage);
-    envelopes[stage] = planEnvelopes(figures[stage], PLAN_NAMES);
-  }
+  figures = perStage((stage) => layerFigures(app.template(stage).toJSON(), stage));
+  envelopes = perStage((stage) => planEnvelopes(figures[stage], PLAN_NAMES));
 }, 120_000);
 
 const shown = (n: number) => (Number.isFinite(n) ? n.toLocaleString('en-US') : 'unbounded');

@@ -12,6 +12,7 @@
  *   DynamoDB round trips in its region. Replace it with the functions' p99 Duration once deployed; a DynamoDB
  *   outage holds an instance up to the operation's time budget (8.5 s), when far fewer requests fit.
  */
+import * as v from 'valibot';
 import { generateKey } from '../../lib/auth/keys.js';
 import { limitsOf } from '../../lib/auth/records.js';
 import type { Limits, Plan } from '../../lib/plans.js';
@@ -58,14 +59,15 @@ export function layerFigures(template: Json, stage: Stage): LayerFigures {
   if (!settings?.ThrottlingRateLimit) throw new Error('the stage has no throttle');
 
   const functions = resourcesOf(template, 'AWS::Lambda::Function');
-  const reserved = functions.map((f) => f.Properties.ReservedConcurrentExecutions as number | undefined);
-  const smallestReserved = reserved.every((r) => r !== undefined) ? Math.min(...(reserved as number[])) : undefined;
+  const reserved = functions.map((f) => v.parse(v.optional(v.number()), f.Properties.ReservedConcurrentExecutions));
+  const reservedByAll = reserved.filter((r) => r !== undefined);
+  const smallestReserved = reservedByAll.length === reserved.length ? Math.min(...reservedByAll) : undefined;
   const perFunction = smallestReserved ?? ACCOUNT_CONCURRENCY_DEFAULT;
 
   const tables = resourcesOf(template, 'AWS::DynamoDB::Table');
   const onDemand = tables.every((t) => t.Properties.BillingMode === 'PAY_PER_REQUEST');
   const capped = tables
-    .map((t) => t.Properties.OnDemandThroughput?.MaxWriteRequestUnits as number | undefined)
+    .map((t) => v.parse(v.optional(v.number()), t.Properties.OnDemandThroughput?.MaxWriteRequestUnits))
     .filter((c) => c !== undefined);
   if (!onDemand) throw new Error('a table with provisioned capacity: compute its writes from its WriteCapacityUnits');
 

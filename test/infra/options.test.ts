@@ -9,11 +9,12 @@ import { describe, expect, it } from 'vitest';
 import { stageSettings } from '../../infra/config.js';
 import { buildApp } from '../../infra/pet-store-app.js';
 import { PetStoreStack } from '../../infra/pet-store-stack.js';
-import { CDK_JSON_CONTEXT } from './synth-app.js';
+import { readTemplate } from '../support/cloudformation.js';
+import { CDK_JSON_CONTEXT, CDK_JSON_SETTINGS } from './synth-app.js';
 
 /** The template rule that checks the certificate's region at deploy time, if any. */
 const certificateRules = (template: Template): unknown =>
-  Object.entries((template.toJSON().Rules ?? {}) as Record<string, unknown>).find(([id]) => id.includes('CertificateInStackRegion'))?.[1];
+  Object.entries(readTemplate(template.toJSON()).Rules ?? {}).find(([id]) => id.includes('CertificateInStackRegion'))?.[1];
 
 const CERTIFICATE = 'arn:aws:acm:eu-west-1:123456789012:certificate/0a1b2c3d-1111-2222-3333-444455556666';
 
@@ -61,9 +62,9 @@ describe('accounts and regions per stage', () => {
   it("pin a stage's stack to the account and region cdk.json gives it; -c account/region apply to the other stage only", () => {
     const stacks = build({
       petstore: {
-        ...(CDK_JSON_CONTEXT.petstore as object),
+        ...CDK_JSON_SETTINGS,
         production: {
-          ...(CDK_JSON_CONTEXT.petstore as { production: object }).production,
+          ...CDK_JSON_SETTINGS.production,
           account: '111111111111',
           region: 'eu-central-1',
         },

@@ -13,27 +13,15 @@ import { LIVE_ALIAS } from '../../infra/constructs/api-function.js';
 import { DEPLOYMENT_CONFIGS, ROLLOUT_ALARM_THRESHOLDS } from '../../infra/constructs/gradual-deployment.js';
 import { PetStoreStack } from '../../infra/pet-store-stack.js';
 import { STAGES, type Stage } from '../../lib/stacks.js';
-import { CDK_JSON_CONTEXT, synthApp } from './synth-app.js';
-
-// biome-ignore lint/suspicious/noExplicitAny: synthesized CloudFormation is untyped JSON; the assertions check its shape.
-type Json = any;
-type Resource = {
-  Type: string;
-  Properties?: Record<string, Json>;
-  UpdatePolicy?: Json;
-  DeletionPolicy?: string;
-  DependsOn?: string[];
-};
+import { type Json, type Resource, readTemplate } from '../support/cloudformation.js';
+import { CDK_JSON_CONTEXT, perStage, synthApp } from './synth-app.js';
 
 let app: ReturnType<typeof synthApp>;
-const resources = {} as Record<Stage, Record<string, Resource>>;
+let resources: Record<Stage, Record<string, Resource>>;
 
 beforeAll(() => {
   app = synthApp();
-  for (const stage of STAGES) {
-    const template: { Resources: Record<string, Resource> } = app.artifact(stage).template;
-    resources[stage] = template.Resources;
-  }
+  resources = perStage((stage) => app.json(stage).Resources);
 }, 120_000);
 
 const ofType = (stage: Stage, type: string) => Object.entries(resources[stage]).filter(([, r]) => r.Type === type);
@@ -134,7 +122,7 @@ describe.each(STAGES)('the %s stack', (stage) => {
   it("moves the stage to a new API deployment only after every alias's invoke permission exists", () => {
     const deployments = ofType(stage, 'AWS::ApiGateway::Deployment');
     expect(deployments).toHaveLength(1);
-    const dependsOn: string[] = deployments[0]?.[1].DependsOn ?? [];
+    const dependsOn = [deployments[0]?.[1].DependsOn ?? []].flat();
     const permissionIds = ofType(stage, 'AWS::Lambda::Permission').map(([id]) => id);
     expect(permissionIds.filter((id) => !dependsOn.includes(id))).toEqual([]);
   });
@@ -284,7 +272,7 @@ function stackTemplate(stage: Stage, overrides: Record<string, string> = {}) {
   const cdkApp = new App({ context: { ...CDK_JSON_CONTEXT, 'aws:cdk:bundling-stacks': [], 'aws:cdk:version-reporting': false } });
   const settings = stageSettings(stage, (key) => overrides[key] ?? cdkApp.node.tryGetContext(key));
   const stack = new PetStoreStack(cdkApp, `Rollout${stage}`, { stage, settings, env: { account: '123456789012', region: 'eu-west-1' } });
-  const template: { Resources: Record<string, Resource> } = { Resources: Template.fromStack(stack).toJSON().Resources };
+  const template = { Resources: readTemplate(Template.fromStack(stack).toJSON()).Resources };
   return { stack, template };
 }
 

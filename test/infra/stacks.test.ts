@@ -3,7 +3,10 @@
  * on every route, one function per operation with only its tables' actions, tables, gateway responses in the
  * Error shape, stage settings, monitoring, outputs, and a clean cdk-nag report.
  */
+import { CfnElement } from 'aws-cdk-lib';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
+import type { IConstruct } from 'constructs';
+import * as v from 'valibot';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLE_TARGET } from '../../infra/constructs/api-function.js';
 import { AUTHORIZER_MESSAGE_TYPES } from '../../infra/constructs/gateway-responses.js';
@@ -20,42 +23,38 @@ import {
 } from '../../lib/http/gateway-responses.js';
 import { DECISION_METRICS, metricsNamespace, SERVICE_NAME } from '../../lib/metric-names.js';
 import { PLAN_NAMES } from '../../lib/plans.js';
-import { type Access, ROUTES, type Route } from '../../lib/routes.js';
+import { ROUTES } from '../../lib/routes.js';
 import { STACK_NAMES, STAGES, type Stage, TABLE_OUTPUT_KEYS, THROTTLE_RATE_OUTPUT } from '../../lib/stacks.js';
-import { synthApp } from './synth-app.js';
-
-// biome-ignore lint/suspicious/noExplicitAny: synthesized CloudFormation is untyped JSON; the assertions check its shape.
-type Json = any;
-type Resource = { Type: string; Properties?: Record<string, Json>; DeletionPolicy?: string; UpdateReplacePolicy?: string };
+import { JsonSchema, resourcesOfType, type TemplateJson } from '../support/cloudformation.js';
+import { perStage, synthApp } from './synth-app.js';
 
 let app: ReturnType<typeof synthApp>;
-const templates = {} as Record<Stage, Template>;
-const json = {} as Record<
-  Stage,
-  { Resources: Record<string, Resource>; Outputs: Record<string, Json>; Parameters?: Record<string, unknown> }
->;
+let templates: Record<Stage, Template>;
+let json: Record<Stage, TemplateJson>;
 
 beforeAll(() => {
   app = synthApp();
-  for (const stage of STAGES) {
-    templates[stage] = app.template(stage);
-    json[stage] = templates[stage].toJSON() as (typeof json)[Stage];
-  }
+  templates = perStage((stage) => app.template(stage));
+  json = perStage((stage) => app.json(stage));
 }, 120_000);
 
-const resourcesOf = (stage: Stage, type: string) => Object.entries(json[stage].Resources).filter(([, r]) => r.Type === type);
-const logicalIdOf = (stage: Stage, construct: { node: { defaultChild?: unknown } } | undefined): string => {
+const resourcesOf = (stage: Stage, type: string) => resourcesOfType(json[stage], type);
+const logicalIdOf = (stage: Stage, construct: IConstruct | undefined): string => {
   const child = construct?.node.defaultChild;
-  if (!child) throw new Error('construct has no default child');
-  return app.stacks[stage].getLogicalId(child as never);
+  if (!(child instanceof CfnElement)) throw new Error('construct has no CloudFormation resource as its default child');
+  return app.stacks[stage].getLogicalId(child);
 };
 const tableLogicalId = (stage: Stage, id: TableId) => logicalIdOf(stage, app.stacks[stage].tables.tables[id]);
-const routes = ROUTES as readonly Route[];
+const routes = ROUTES;
+/** An alarm's metric math: the expression, and the metrics it reads. */
+const AlarmMetrics = v.array(v.object({ Id: v.string(), Expression: v.optional(v.string()), MetricStat: v.optional(JsonSchema) }));
+/** An IAM statement's Action, one or several. */
+const actionsOf = (statement: { Action: string | string[] }) => [statement.Action].flat();
 
 /** Full path of an API Gateway resource, from its PathPart and ParentId chain. */
 function resourcePath(stage: Stage, resourceId: unknown): string {
-  if (!resourceId || typeof resourceId !== 'object' || !('Ref' in resourceId)) return '';
-  const resource = json[stage].Resources[(resourceId as { Ref: string }).Ref];
+  if (!resourceId || typeof resourceId !== 'object' || !('Ref' in resourceId) || typeof resourceId.Ref !== 'string') return '';
+  const resource = json[stage].Resources[resourceId.Ref];
   if (!resource) throw new Error(`no resource ${JSON.stringify(resourceId)}`);
   return `${resourcePath(stage, resource.Properties?.ParentId)}/${resource.Properties?.PathPart}`;
 }
@@ -89,7 +88,7 @@ describe.each(STAGES)('the %s stack', (stage) => {
 
     it('writes JSON access logs without the Authorization header or strings the client chooses freely', () => {
       const [, stageResource] = resourcesOf(stage, 'AWS::ApiGateway::Stage')[0] ?? [];
-      const format = stageResource?.Properties?.AccessLogSetting?.Format as string;
+      const format = v.parse(v.string(), stageResource?.Properties?.AccessLogSetting?.Format);
       // Substitute each variable as API Gateway would (numbers stay bare, messageString brings its own quotes).
       const sample = format.replace('$context.error.messageString', '"Unauthorized"').replace(/\$context\.[A-Za-z.]+/g, '1');
       expect(JSON.parse(sample)).toMatchObject({ requestId: '1', status: 1, customerId: '1' });
@@ -112,7 +111,7 @@ describe.each(STAGES)('the %s stack', (stage) => {
 
     it('reads only the keys and customers tables, and gets only their names', () => {
       const fn = json[stage].Resources[logicalIdOf(stage, app.stacks[stage].api.authorizerFunction)];
-      const variables = fn?.Properties?.Environment?.Variables as Record<string, unknown>;
+      const variables = v.parse(v.record(v.string(), v.unknown()), fn?.Properties?.Environment?.Variables);
       expect(Object.keys(variables).sort()).toEqual([
         'CUSTOMERS_TABLE',
         'KEYS_TABLE',
@@ -141,7 +140,7 @@ describe.each(STAGES)('the %s stack', (stage) => {
 
     it('has a function with the environment of its tables, its settings and its deprecation variables, nothing more', () => {
       const fn = json[stage].Resources[logicalIdOf(stage, app.stacks[stage].api.functions[route.operationId])];
-      const variables = fn?.Properties?.Environment?.Variables as Record<string, unknown>;
+      const variables = v.parse(v.record(v.string(), v.unknown()), fn?.Properties?.Environment?.Variables);
       const tableVars = TABLES.filter((t) => t.id in route.tables).map((t) => t.envVar);
       expect(Object.keys(variables).sort()).toEqual(
         [
@@ -177,10 +176,13 @@ describe.each(STAGES)('the %s stack', (stage) => {
       const statements = dynamoStatements(stage, fn?.role);
       expect(statements).toEqual(
         expect.arrayContaining(
-          Object.entries(route.tables).map(([id, access]) => ({
-            actions: [...(TABLE_ACTIONS[id as TableId][access as Access] ?? [])].sort(),
-            resource: { 'Fn::GetAtt': [tableLogicalId(stage, id as TableId), 'Arn'] },
-          })),
+          TABLES.flatMap(({ id }) => {
+            const access = route.tables[id];
+            if (!access) return [];
+            return [
+              { actions: [...(TABLE_ACTIONS[id][access] ?? [])].sort(), resource: { 'Fn::GetAtt': [tableLogicalId(stage, id), 'Arn'] } },
+            ];
+          }),
         ),
       );
       expect(statements).toHaveLength(Object.keys(route.tables).length);
@@ -192,11 +194,11 @@ describe.each(STAGES)('the %s stack', (stage) => {
     const allFunctions = [api.authorizerFunction, ...Object.values(api.functions)];
     const roleIds = new Set<string>();
     for (const fn of allFunctions) {
-      const roleId = logicalIdOf(stage, fn.role as never);
+      const roleId = logicalIdOf(stage, fn.role);
       roleIds.add(roleId);
       expect(json[stage].Resources[roleId]?.Properties?.ManagedPolicyArns).toBeUndefined();
       for (const statement of statementsOf(stage, roleId)) {
-        const actions = ([] as string[]).concat(statement.Action);
+        const actions = actionsOf(statement);
         if (actions.every((a) => a.startsWith('xray:'))) {
           // X-Ray's write actions have no resource-level permissions (see the nag suppression's reason).
           expect(actions.sort()).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
@@ -261,7 +263,7 @@ describe.each(STAGES)('the %s stack', (stage) => {
     expect(group?.Properties?.RetentionInDays).toBe(stage === 'production' ? 365 : 30);
     expect(group?.DeletionPolicy).toBe(stage === 'production' ? 'Retain' : 'Delete');
     const [, stageResource] = resourcesOf(stage, 'AWS::ApiGateway::Stage')[0] ?? [];
-    expect((stageResource as Resource & { DependsOn?: string[] }).DependsOn).toContain(groupId);
+    expect(stageResource?.DependsOn).toContain(groupId);
   });
 
   it('reserves no concurrency unless cdk.json says so: every function draws on the account pool', () => {
@@ -286,7 +288,7 @@ describe.each(STAGES)('the %s stack', (stage) => {
         } else {
           expect(table?.Properties?.TimeToLiveSpecification).toBeUndefined();
         }
-        const indexes = (table?.Properties?.GlobalSecondaryIndexes ?? []) as { IndexName: string }[];
+        const indexes = v.parse(v.array(v.object({ IndexName: v.string() })), table?.Properties?.GlobalSecondaryIndexes ?? []);
         expect(indexes.map((i) => i.IndexName)).toEqual((spec.indexes ?? []).map((i) => i.name));
       },
     );
@@ -307,7 +309,7 @@ describe.each(STAGES)('the %s stack', (stage) => {
   });
 
   describe('gateway responses', () => {
-    const entries = Object.entries(GATEWAY_RESPONSES) as [string, GatewayResponseSpec][];
+    const entries: [string, GatewayResponseSpec][] = Object.entries(GATEWAY_RESPONSES);
 
     it.each(entries)(
       '%s answers in the Error shape with JSON, X-Request-Id, no-store, nosniff and the gateway X-RateLimit headers',
@@ -379,20 +381,20 @@ describe.each(STAGES)('the %s stack', (stage) => {
 
   describe('outputs', () => {
     it('give the API URL, ending in /v1', () => {
-      const value = json[stage].Outputs.ApiUrl?.Value;
-      const parts = value?.['Fn::Join']?.[1] as unknown[];
+      const value = json[stage].Outputs?.ApiUrl?.Value;
+      const parts = v.parse(v.array(v.unknown()), value?.['Fn::Join']?.[1]);
       expect(parts.at(-1)).toMatch(/\/v1$/);
       expect(parts).toContainEqual({ Ref: logicalIdOf(stage, app.stacks[stage].api.api) });
       // No second, slash-terminated URL output from RestApi to confuse the CLI.
-      expect(Object.keys(json[stage].Outputs).filter((k) => k.includes('Endpoint'))).toEqual([]);
+      expect(Object.keys(json[stage].Outputs ?? {}).filter((k) => k.includes('Endpoint'))).toEqual([]);
     });
 
     it.each(TABLES.map((t) => t.id))('give the name of the %s table', (id) => {
-      expect(json[stage].Outputs[TABLE_OUTPUT_KEYS[id]]?.Value).toEqual({ Ref: tableLogicalId(stage, id) });
+      expect(json[stage].Outputs?.[TABLE_OUTPUT_KEYS[id]]?.Value).toEqual({ Ref: tableLogicalId(stage, id) });
     });
 
     it("give the stage throttle's rate, the figure the admin CLI sells Enterprise limits against", () => {
-      expect(json[stage].Outputs[THROTTLE_RATE_OUTPUT]?.Value).toBe(stage === 'production' ? '500' : '50');
+      expect(json[stage].Outputs?.[THROTTLE_RATE_OUTPUT]?.Value).toBe(stage === 'production' ? '500' : '50');
     });
   });
 
@@ -441,7 +443,7 @@ describe.each(STAGES)('the %s stack', (stage) => {
     it('fires the Lambda throttling alarm when any one function is throttled, the authorizer included', () => {
       const [, alarm] =
         resourcesOf(stage, 'AWS::CloudWatch::Alarm').find(([, a]) => JSON.stringify(a).includes('"MetricName":"Throttles"')) ?? [];
-      const metrics = (alarm?.Properties?.Metrics ?? []) as { Id: string; Expression?: string; MetricStat?: Json }[];
+      const metrics = v.parse(AlarmMetrics, alarm?.Properties?.Metrics ?? []);
       const expression = metrics.find((m) => m.Expression)?.Expression ?? '';
       const inputs = metrics.filter((m) => m.MetricStat);
       const api = app.stacks[stage].api;
@@ -450,7 +452,7 @@ describe.each(STAGES)('the %s stack', (stage) => {
       for (const input of inputs) expect(input.MetricStat.Metric.MetricName).toBe('Throttles');
       expect(alarm?.Properties?.ComparisonOperator).toBe('GreaterThanOrEqualToThreshold');
       expect(alarm?.Properties?.EvaluationPeriods).toBe(1);
-      const threshold = alarm?.Properties?.Threshold as number;
+      const threshold = v.parse(v.number(), alarm?.Properties?.Threshold);
       for (const input of inputs) {
         expect(evaluateSum(expression, { [input.Id]: threshold }), `${input.Id} alone`).toBeGreaterThanOrEqual(threshold);
       }
@@ -459,7 +461,7 @@ describe.each(STAGES)('the %s stack', (stage) => {
 
     it("fires the DynamoDB throttling alarm when any one table's reads or writes are throttled, the others silent", () => {
       const [, alarm] = resourcesOf(stage, 'AWS::CloudWatch::Alarm').find(([, a]) => JSON.stringify(a).includes('ThrottleEvents')) ?? [];
-      const metrics = (alarm?.Properties?.Metrics ?? []) as { Id: string; Expression?: string; MetricStat?: Json }[];
+      const metrics = v.parse(AlarmMetrics, alarm?.Properties?.Metrics ?? []);
       const expression = metrics.find((m) => m.Expression)?.Expression ?? '';
       const inputs = metrics.filter((m) => m.MetricStat);
       // Every table the API uses, reads and writes (the audit table is the admin CLI's alone; CloudWatch takes 10).
@@ -473,7 +475,7 @@ describe.each(STAGES)('the %s stack', (stage) => {
           .sort(),
       );
       expect(alarm?.Properties?.ComparisonOperator).toBe('GreaterThanOrEqualToThreshold');
-      const threshold = alarm?.Properties?.Threshold as number;
+      const threshold = v.parse(v.number(), alarm?.Properties?.Threshold);
       for (const input of inputs) {
         // DynamoDB publishes nothing for the metrics that saw no throttling.
         expect(evaluateSum(expression, { [input.Id]: threshold }), `${input.Id} alone`).toBeGreaterThanOrEqual(threshold);
@@ -528,10 +530,9 @@ describe.each(STAGES)('the %s stack', (stage) => {
     });
 
     it('gives every cdk-nag suppression a substantial reason', () => {
-      const suppressions = Object.values(json[stage].Resources).flatMap(
-        (r) =>
-          (r as { Metadata?: { cdk_nag?: { rules_to_suppress?: { id: string; reason: string }[] } } }).Metadata?.cdk_nag
-            ?.rules_to_suppress ?? [],
+      const Suppressions = v.array(v.object({ id: v.string(), reason: v.string() }));
+      const suppressions = Object.values(json[stage].Resources).flatMap((r) =>
+        v.parse(Suppressions, r.Metadata?.cdk_nag?.rules_to_suppress ?? []),
       );
       expect(suppressions.length).toBeGreaterThan(0);
       for (const s of suppressions) expect(s.reason.length, s.id).toBeGreaterThan(100);
@@ -593,14 +594,16 @@ function evaluateSum(expression: string, values: Readonly<Record<string, number>
 
 function statementsOf(stage: Stage, roleId: string): { Action: string | string[]; Resource: unknown }[] {
   return resourcesOf(stage, 'AWS::IAM::Policy')
-    .filter(([, p]) => ((p.Properties?.Roles ?? []) as unknown[]).some((r) => JSON.stringify(r) === JSON.stringify({ Ref: roleId })))
+    .filter(([, p]) =>
+      v.parse(v.array(v.unknown()), p.Properties?.Roles ?? []).some((r) => JSON.stringify(r) === JSON.stringify({ Ref: roleId })),
+    )
     .flatMap(([, p]) => p.Properties?.PolicyDocument.Statement);
 }
 
 /** The role's DynamoDB statements, as sorted action lists with their single resource. */
-function dynamoStatements(stage: Stage, role: unknown): { actions: string[]; resource: unknown }[] {
-  const roleId = app.stacks[stage].getLogicalId((role as { node: { defaultChild: never } }).node.defaultChild);
+function dynamoStatements(stage: Stage, role: IConstruct | undefined): { actions: string[]; resource: unknown }[] {
+  const roleId = logicalIdOf(stage, role);
   return statementsOf(stage, roleId)
-    .filter((s) => ([] as string[]).concat(s.Action).some((a) => a.startsWith('dynamodb:')))
-    .map((s) => ({ actions: ([] as string[]).concat(s.Action).sort(), resource: s.Resource }));
+    .filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')))
+    .map((s) => ({ actions: actionsOf(s).sort(), resource: s.Resource }));
 }

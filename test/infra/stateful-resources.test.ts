@@ -6,16 +6,18 @@
  * list, made after reading the deployment runbook on what the replacement does.
  */
 import { readFileSync } from 'node:fs';
+import * as v from 'valibot';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TABLES } from '../../lib/dynamo/tables.js';
 import { STAGES, type Stage } from '../../lib/stacks.js';
-import { synthApp } from './synth-app.js';
-
-// biome-ignore lint/suspicious/noExplicitAny: synthesized CloudFormation is untyped JSON; the comparison is on what is read.
-type Json = any;
+import type { Json, TemplateJson } from '../support/cloudformation.js';
+import { perStage, synthApp } from './synth-app.js';
 
 const LIST = new URL('../../infra/stateful-resources.json', import.meta.url);
-const committed = JSON.parse(readFileSync(LIST, 'utf8')) as Record<Stage, Record<string, unknown>>;
+const StageList = v.record(v.string(), v.unknown());
+const committed = v.parse(v.object({ production: StageList, staging: StageList }), JSON.parse(readFileSync(LIST, 'utf8')));
+const KeyAttributes = v.array(v.object({ AttributeName: v.string(), AttributeType: v.string() }));
+const KeySchema = v.array(v.object({ AttributeName: v.string(), KeyType: v.string() }));
 
 /**
  * What identifies each stateful resource and what would replace it: per type, the properties CloudFormation
@@ -24,13 +26,9 @@ const committed = JSON.parse(readFileSync(LIST, 'utf8')) as Record<Stage, Record
 const STATEFUL: Readonly<Record<string, (properties: Json) => Record<string, unknown>>> = {
   // Data. A new key schema, table name or local index is a new table; the old one is kept (Retain) or deleted.
   'AWS::DynamoDB::Table': (p) => {
-    const types = Object.fromEntries(
-      (p.AttributeDefinitions as { AttributeName: string; AttributeType: string }[]).map((a) => [a.AttributeName, a.AttributeType]),
-    );
+    const types = Object.fromEntries(v.parse(KeyAttributes, p.AttributeDefinitions).map((a) => [a.AttributeName, a.AttributeType]));
     return {
-      keys: (p.KeySchema as { AttributeName: string; KeyType: string }[]).map(
-        (k) => `${k.AttributeName} ${k.KeyType} ${types[k.AttributeName]}`,
-      ),
+      keys: v.parse(KeySchema, p.KeySchema).map((k) => `${k.AttributeName} ${k.KeyType} ${types[k.AttributeName]}`),
       tableName: p.TableName ?? null,
       localIndexes: (p.LocalSecondaryIndexes ?? []).map((i: { IndexName: string }) => i.IndexName),
     };
@@ -44,15 +42,20 @@ const STATEFUL: Readonly<Record<string, (properties: Json) => Record<string, unk
   'AWS::ApiGateway::DomainName': (p) => ({ domainName: p.DomainName }),
 };
 
-let templates: Record<Stage, { Resources: Record<string, Json> }>;
+let templates: Record<Stage, TemplateJson>;
 
 beforeAll(() => {
   const app = synthApp();
-  templates = Object.fromEntries(STAGES.map((stage) => [stage, app.template(stage).toJSON()])) as typeof templates;
+  templates = perStage((stage) => app.json(stage));
 }, 120_000);
 
-function statefulResources(stage: Stage): Record<string, unknown> {
-  const found: [string, unknown][] = [];
+/** What identifies one stateful resource, and what happens to the old one when it is replaced. */
+interface Stateful extends Record<string, unknown> {
+  type: string;
+}
+
+function statefulResources(stage: Stage): Record<string, Stateful> {
+  const found: [string, Stateful][] = [];
   for (const [logicalId, resource] of Object.entries(templates[stage].Resources)) {
     const describe = STATEFUL[resource.Type];
     if (!describe) continue;
@@ -81,7 +84,7 @@ describe.each(STAGES)('the stateful resources of the %s stack', (stage) => {
   });
 
   it('include every table, retained by production and by no one in staging', () => {
-    const tables = Object.values(statefulResources(stage)).filter((r) => (r as { type: string }).type === 'AWS::DynamoDB::Table');
+    const tables = Object.values(statefulResources(stage)).filter((r) => r.type === 'AWS::DynamoDB::Table');
     expect(tables).toHaveLength(TABLES.length);
     for (const table of tables) {
       expect(table).toMatchObject(

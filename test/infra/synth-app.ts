@@ -9,13 +9,27 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { CloudFormationStackArtifact } from 'aws-cdk-lib/cx-api';
+import * as v from 'valibot';
 import { buildApp } from '../../infra/pet-store-app.js';
 import { STACK_NAMES, type Stage } from '../../lib/stacks.js';
+import { readTemplate, type TemplateJson } from '../support/cloudformation.js';
 
-const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as { context: Record<string, unknown> };
+const settings = v.record(v.string(), v.unknown());
+const cdkJson = v.parse(
+  v.object({ context: v.looseObject({ petstore: v.object({ production: settings, staging: settings }) }) }),
+  JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')),
+);
 
 /** cdk.json's context: the project's settings and the feature flags every synth runs with. */
 export const CDK_JSON_CONTEXT: Readonly<Record<string, unknown>> = cdkJson.context;
+
+/** cdk.json's settings of each stage (its `petstore` context), as written there. */
+export const CDK_JSON_SETTINGS: Readonly<Record<Stage, Readonly<Record<string, unknown>>>> = cdkJson.context.petstore;
+
+/** One value per stage, made by `make`. */
+export function perStage<T>(make: (stage: Stage) => T): Record<Stage, T> {
+  return { production: make('production'), staging: make('staging') };
+}
 
 /** Overrides as `-c` would pass them (strings), so the command-line path of the settings is exercised too. */
 export const TEST_OVERRIDES = {
@@ -43,6 +57,8 @@ export function synthApp(extraContext: Record<string, unknown> = {}) {
     ...built,
     assembly,
     artifact,
-    template: (stage: Stage) => Template.fromJSON(artifact(stage).template as Record<string, unknown>),
+    template: (stage: Stage) => Template.fromJSON(artifact(stage).template),
+    /** The stage's template as JSON, read through the schema of test/support/cloudformation.ts. */
+    json: (stage: Stage): TemplateJson => readTemplate(artifact(stage).template),
   };
 }

@@ -10,12 +10,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLE_EXTERNALS } from '../../infra/constructs/api-function.js';
 import { IDEMPOTENCY_UTILITY } from '../../infra/constructs/operation-function.js';
 import { separateModuleFile } from '../../infra/constructs/separate-modules.js';
 import { ROUTES } from '../../lib/routes.js';
 import { STACK_NAMES, STAGES } from '../../lib/stacks.js';
+import { readTemplate, resourcesOfType } from '../support/cloudformation.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BUNDLE_LIMIT_BYTES = 350 * 1024;
@@ -45,12 +47,9 @@ beforeAll(async () => {
   console.log(`cdk synth took ${((Date.now() - started) / 1000).toFixed(1)} s`);
   for (const stage of STAGES) {
     const stack = STACK_NAMES[stage];
-    const template = JSON.parse(readFileSync(path.join(outdir, `${stack}.template.json`), 'utf8'));
-    for (const [logicalId, resource] of Object.entries(
-      template.Resources as Record<string, { Type: string; Properties: { Code: { S3Key: string } } }>,
-    )) {
-      if (resource.Type !== 'AWS::Lambda::Function') continue;
-      const hash = resource.Properties.Code.S3Key.replace(/\.zip$/, '');
+    const template = readTemplate(JSON.parse(readFileSync(path.join(outdir, `${stack}.template.json`), 'utf8')));
+    for (const [logicalId, resource] of resourcesOfType(template, 'AWS::Lambda::Function')) {
+      const hash = v.parse(v.string(), resource.Properties?.Code?.S3Key).replace(/\.zip$/, '');
       const asset = path.join(outdir, `asset.${hash}`);
       const files = existsSync(asset) ? readdirSync(asset).sort() : [];
       const bytes = files.reduce((sum, name) => sum + statSync(path.join(asset, name)).size, 0);
@@ -65,16 +64,18 @@ afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 describe('npm run synth', () => {
   it('writes both templates and no validation violations', () => {
     for (const stage of STAGES) expect(existsSync(path.join(outdir, `${STACK_NAMES[stage]}.template.json`))).toBe(true);
-    const report = JSON.parse(readFileSync(path.join(outdir, 'validation-report.json'), 'utf8')) as {
-      pluginReports: { violations: unknown[] }[];
-    };
+    const report = v.parse(
+      v.object({ pluginReports: v.array(v.object({ violations: v.array(v.unknown()) })) }),
+      JSON.parse(readFileSync(path.join(outdir, 'validation-report.json'), 'utf8')),
+    );
     expect(report.pluginReports.flatMap((r) => r.violations)).toEqual([]);
   });
 
   it('stays environment-agnostic without credentials or -c account/region, though the CLI sends its us-east-1 fallback', () => {
-    const manifest = JSON.parse(readFileSync(path.join(outdir, 'manifest.json'), 'utf8')) as {
-      artifacts: Record<string, { type: string; environment?: string }>;
-    };
+    const manifest = v.parse(
+      v.object({ artifacts: v.record(v.string(), v.object({ type: v.string(), environment: v.optional(v.string()) })) }),
+      JSON.parse(readFileSync(path.join(outdir, 'manifest.json'), 'utf8')),
+    );
     for (const stage of STAGES) {
       expect(manifest.artifacts[STACK_NAMES[stage]]?.environment).toBe('aws://unknown-account/unknown-region');
       const template = JSON.parse(readFileSync(path.join(outdir, `${STACK_NAMES[stage]}.template.json`), 'utf8'));

@@ -4,35 +4,33 @@
  * and no rule ever refuses a request that carries a key a customer could be admitted with.
  */
 import fc from 'fast-check';
+import * as v from 'valibot';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { generateKey, KEY_PREFIX } from '../../lib/auth/keys.js';
 import { MAX_BODY_BYTES } from '../../lib/http/json-body.js';
 import { STAGES, type Stage } from '../../lib/stacks.js';
+import { type Json, resourcesOfType, type TemplateJson } from '../support/cloudformation.js';
 import { evaluateWebAcl, type WafRequest } from '../support/waf-rules.js';
-import { CDK_JSON_CONTEXT, synthApp } from './synth-app.js';
+import { CDK_JSON_SETTINGS, perStage, synthApp } from './synth-app.js';
 
-// biome-ignore lint/suspicious/noExplicitAny: synthesized CloudFormation is untyped JSON; the assertions check its shape.
-type Json = any;
-
-const json = {} as Record<Stage, { Resources: Record<string, Json> }>;
+let json: Record<Stage, TemplateJson>;
 
 beforeAll(() => {
   const app = synthApp();
-  for (const stage of STAGES) json[stage] = app.template(stage).toJSON() as (typeof json)[Stage];
+  json = perStage((stage) => app.json(stage));
 }, 120_000);
 
-const resourcesOf = (stage: Stage, type: string): Json[] => Object.values(json[stage].Resources).filter((r) => r.Type === type);
+const resourcesOf = (stage: Stage, type: string) => resourcesOfType(json[stage], type).map(([, resource]) => resource);
 const webAcl = (stage: Stage): Json => {
   const acls = resourcesOf(stage, 'AWS::WAFv2::WebACL');
   expect(acls).toHaveLength(1);
-  return acls[0].Properties;
+  return acls[0]?.Properties;
 };
 const gatewayResponse = (stage: Stage, type: string): Json =>
-  resourcesOf(stage, 'AWS::ApiGateway::GatewayResponse').find((r) => r.Properties.ResponseType === type)?.Properties;
+  resourcesOf(stage, 'AWS::ApiGateway::GatewayResponse').find((r) => r.Properties?.ResponseType === type)?.Properties;
 
 /** cdk.json's keyless rate for a stage, or the documented default. */
-const configuredRate = (stage: Stage): number =>
-  (CDK_JSON_CONTEXT.petstore as Record<Stage, { wafRateLimitPer5Minutes?: number }>)[stage].wafRateLimitPer5Minutes ?? 2000;
+const configuredRate = (stage: Stage): number => v.parse(v.optional(v.number(), 2000), CDK_JSON_SETTINGS[stage].wafRateLimitPer5Minutes);
 
 const withKey = (stage: Stage, bodyBytes = 0): WafRequest => ({ headers: { Authorization: `Bearer ${generateKey(stage)}` }, bodyBytes });
 
@@ -69,7 +67,7 @@ describe.each(STAGES)('the %s web ACL', (stage) => {
   });
 
   it('gives a custom response to every other blocking rule, so WAF_FILTERED can only mean a body too large', () => {
-    for (const rule of webAcl(stage).Rules as Json[]) {
+    for (const rule of webAcl(stage).Rules) {
       if (rule.Name !== 'body-size') expect(rule.Action.Block?.CustomResponse, rule.Name).toBeDefined();
     }
   });

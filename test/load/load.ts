@@ -12,8 +12,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import autocannon from 'autocannon';
+import * as v from 'valibot';
 import { authAdmin } from '../../lib/auth/admin.js';
 import { generateKey } from '../../lib/auth/keys.js';
+import { CategorySchema } from '../../lib/categories/schema.js';
 import { createDynamoClient } from '../../lib/dynamo/create-client.js';
 import { localTableNames } from '../../lib/dynamo/tables.js';
 import type { Limits, Plan } from '../../lib/plans.js';
@@ -95,7 +97,8 @@ const callers: Caller[] = [
   { label: 'no key', rate: 25, connections: 1 },
 ];
 
-const pids = gatewayPids(local.child.pid as number);
+if (local.child.pid === undefined) throw new Error('npm start did not start');
+const pids = gatewayPids(local.child.pid);
 const gatewayPid = pids.get(local.env.PORT ?? '');
 if (!gatewayPid) throw new Error(`no production gateway process found among ${[...pids]}`);
 // Warm up (module loading, connection pools) so that the start figure is the steady state, not the cold start.
@@ -124,7 +127,7 @@ function requests(caller: Caller) {
     const statuses = byKind.get(kind) ?? new Map<number, number>();
     statuses.set(status, (statuses.get(status) ?? 0) + 1);
     byKind.set(kind, statuses);
-    if (status === 201) created.push(JSON.parse(body) as { id: number; name: string });
+    if (status === 201) created.push(v.parse(CategorySchema, JSON.parse(body))); // a 201 carries the category as the contract says
   };
   const kind = (name: Kind, body?: string, contentType?: string) => ({
     method: name === 'list' || name === 'rate-limit' ? ('GET' as const) : ('POST' as const),

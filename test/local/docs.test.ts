@@ -6,6 +6,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_VERSION } from '../../lib/openapi/document.js';
 import { ROUTES } from '../../lib/routes.js';
@@ -47,8 +48,8 @@ describe('GET /v1/openapi.json on the local gateway', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     expect(response.headers.get('x-content-type-options')).toBe('nosniff');
-    const served = (await response.json()) as { servers: { url: string }[] };
-    const committed = JSON.parse(readFileSync(new URL('../../openapi.json', import.meta.url), 'utf8')) as typeof served;
+    const served = v.parse(v.looseObject({ servers: v.array(v.looseObject({ url: v.string() })) }), await response.json());
+    const committed: unknown = JSON.parse(readFileSync(new URL('../../openapi.json', import.meta.url), 'utf8'));
     // Served on a port of its own (PORT=0), so "Try it out" must call this server, not localhost:3000.
     expect(served.servers[0]).toMatchObject({ url: `${origin}/v1`, description: 'This server (production)' });
     expect({ ...served, servers: served.servers.slice(1) }).toEqual(committed);
@@ -61,7 +62,7 @@ describe('GET /docs on the local gateway', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/html/);
     const html = await response.text();
-    const sources = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map(([, src]) => src as string);
+    const sources = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].flatMap(([, src]) => (src ? [src] : []));
     expect(sources).toEqual(['/docs/favicon-32x32.png', '/docs/swagger-ui.css', '/docs/swagger-ui-bundle.js']);
     for (const source of sources) expect((await fetch(`${origin}${source}`)).status, source).toBe(200);
     expect((await fetch(`${origin}/docs/swagger-ui-bundle.js`)).headers.get('content-type')).toMatch(/javascript/);

@@ -7,7 +7,9 @@ import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { createCategory as createCategoryRoute, listCategories } from '../../lib/routes.js';
+import { answerOfResponse, successBody } from '../support/answer.js';
 import { startLocal } from '../support/start-process.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'petstore-start-'));
@@ -17,7 +19,7 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 function demoKeys(output: string): Map<string, string> {
   const keys = new Map<string, string>();
   for (const [, key, base] of output.matchAll(/curl -H 'Authorization: Bearer (pet_\w+)' (\S+)\/categories/g))
-    keys.set(base as string, key as string);
+    if (base && key) keys.set(base, key);
   return keys;
 }
 let keys = new Map<string, string>();
@@ -29,7 +31,7 @@ const createCategory = (base: string, name: string) =>
     body: JSON.stringify({ name }),
   });
 const listNames = async (base: string) =>
-  ((await (await fetch(`${base}/categories`, { headers: auth(base) })).json()) as { name: string }[]).map((c) => c.name);
+  successBody(listCategories, await answerOfResponse(await fetch(`${base}/categories`, { headers: auth(base) }))).map((c) => c.name);
 const portOpen = (port: number) =>
   new Promise<boolean>((resolve) => {
     const socket = createConnection({ port, host: '127.0.0.1' });
@@ -65,12 +67,16 @@ describe('npm start', () => {
     ).toBe(401);
     expect(await listNames(second.production)).toEqual(['Only in production']);
     expect(await listNames(second.staging)).toEqual(['Only in staging']);
-    expect((await (await createCategory(second.production, 'After restart')).json()) as { id: number }).toMatchObject({ id: 2 });
+    expect(
+      successBody(createCategoryRoute, await answerOfResponse(await createCategory(second.production, 'After restart'))),
+    ).toMatchObject({
+      id: 2,
+    });
     await second.stop();
   }, 120_000);
 
   it('uses an existing DynamoDB given in DYNAMODB_ENDPOINT instead of starting its own', async () => {
-    const endpoint = process.env.DYNAMODB_ENDPOINT as string;
+    const endpoint = inject('dynamoEndpoint');
     const running = await startLocal({ DYNAMODB_ENDPOINT: endpoint });
     expect(running.output()).toContain(`DynamoDB: ${endpoint} (from DYNAMODB_ENDPOINT)`);
     expect(running.output()).not.toContain('DynamoDB Local:');

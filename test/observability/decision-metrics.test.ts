@@ -5,43 +5,46 @@
  * against DynamoDB Local; the EMF lines are read from stdout, where Lambda would ship them to CloudWatch Logs.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import * as v from 'valibot';
+import { afterAll, afterEach, assert, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { handler as getRateLimitStatus } from '../../functions/get-rate-limit-status.js';
 import { handler as listCategories } from '../../functions/list-categories.js';
 import { resetClock, setClock } from '../../lib/clock.js';
 import { DECISION_DIMENSIONS, DECISION_METRICS } from '../../lib/metric-names.js';
 import { invoke, proxyEvent } from '../support/events.js';
+import { captureWrites, quietFreshLogs } from '../support/logs.js';
 
 // lib/metrics.ts decides on first use whether to write EMF lines (off in tests unless asked), and reads its namespace then.
 process.env.POWERTOOLS_METRICS_DISABLED = 'false';
 process.env.POWERTOOLS_METRICS_NAMESPACE = 'PetStore/test';
 
-type Emf = {
-  _aws: {
-    Timestamp: number;
-    CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[];
-  };
-  [key: string]: unknown;
-};
+/** An embedded metric format line, as far as these tests read it (loose: what else a line holds stays, to be compared). */
+const EmfSchema = v.looseObject({
+  _aws: v.looseObject({
+    Timestamp: v.number(),
+    CloudWatchMetrics: v.array(
+      v.looseObject({
+        Namespace: v.string(),
+        Dimensions: v.array(v.array(v.string())),
+        Metrics: v.array(v.looseObject({ Name: v.string(), Unit: v.string() })),
+      }),
+    ),
+  }),
+});
+const isEmf = (text: string) => text.startsWith('{"_aws"');
 
-let emf: Emf[] = [];
-const originalWrite = process.stdout.write.bind(process.stdout);
+let stdout: ReturnType<typeof captureWrites>;
+/** The EMF lines written since the test began: Console writes each line, newline included, in one call. */
+const emf = () => stdout.chunks.filter(isEmf).map((text) => v.parse(EmfSchema, JSON.parse(text)));
 beforeAll(() => {
-  process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-    const text = String(chunk); // Console writes each line, newline included, in one call
-    if (!text.startsWith('{"_aws"')) return (originalWrite as (...a: unknown[]) => boolean)(chunk, ...rest);
-    emf.push(JSON.parse(text) as Emf);
-    return true;
-  }) as typeof process.stdout.write;
+  stdout = captureWrites(process.stdout, isEmf);
 });
-afterAll(() => {
-  process.stdout.write = originalWrite;
-});
+afterAll(() => stdout.stop());
 
 // A minute start in the future (see test/rate-limit/limits.test.ts): every request below falls in one window.
 const T0 = Date.UTC(2036, 2, 10, 12, 34, 0);
 beforeEach(() => {
-  emf = [];
+  stdout.chunks.length = 0;
   setClock(() => T0);
 });
 afterEach(() => {
@@ -69,21 +72,22 @@ describe('decision metrics', () => {
     for (let i = 0; i < 13; i++) statuses.push((await invoke(listCategories, proxyEvent({ authorizer }))).status);
     expect(statuses).toEqual([200, ...Array(12).fill(429)]);
 
-    expect(emf).toHaveLength(13);
-    const named = emf.map((line) => line._aws.CloudWatchMetrics[0]?.Metrics.map((m) => m.Name));
+    expect(emf()).toHaveLength(13);
+    const named = emf().map((line) => line._aws.CloudWatchMetrics[0]?.Metrics.map((m) => m.Name));
     expect(named).toEqual([
       [DECISION_METRICS.admitted],
       ...Array(9).fill([DECISION_METRICS.limit]),
       ...Array(3).fill([DECISION_METRICS.banned]),
     ]);
-    for (const line of emf) {
+    for (const line of emf()) {
       const [definition] = line._aws.CloudWatchMetrics;
       expect(definition).toEqual({
         Namespace: 'PetStore/test',
         Dimensions: [[...DECISION_DIMENSIONS]],
         Metrics: [{ Name: expect.any(String), Unit: 'Count' }],
       });
-      const metricName = definition?.Metrics[0]?.Name as string;
+      const metricName = definition?.Metrics[0]?.Name;
+      assert.isDefined(metricName);
       expect(line).toMatchObject({ operation: 'listCategories', plan: 'enterprise', [metricName]: 1 });
       // The customer is searchable in the line, never a dimension (one metric per customer would cost per customer).
       expect(line).toMatchObject({ customerId: authorizer.customerId, keyId: authorizer.keyId });
@@ -95,7 +99,7 @@ describe('decision metrics', () => {
     const authorizer = enterpriseCustomer(5);
     const answer = await invoke(getRateLimitStatus, proxyEvent({ path: '/rate-limit', authorizer }));
     expect(answer.status).toBe(200);
-    expect(emf).toEqual([]);
+    expect(emf()).toEqual([]);
   });
 });
 
@@ -103,14 +107,15 @@ describe('where metrics are written', () => {
   async function linesFrom(env: Record<string, string | undefined>): Promise<number> {
     for (const [key, value] of Object.entries(env)) vi.stubEnv(key, value);
     vi.resetModules();
+    quietFreshLogs((await import('../../lib/log.js')).setLogSink);
     const { recordDecision } = await import('../../lib/metrics.js');
     recordDecision('listCategories', { plan: 'free', customerId: 'c', keyId: 'k' }, 'admitted');
-    return emf.length;
+    return emf().length;
   }
 
   it('on Lambda, unless POWERTOOLS_METRICS_DISABLED says otherwise', async () => {
     expect(await linesFrom({ AWS_LAMBDA_FUNCTION_NAME: 'fn', POWERTOOLS_METRICS_DISABLED: undefined })).toBe(1);
-    emf = [];
+    stdout.chunks.length = 0;
     expect(await linesFrom({ AWS_LAMBDA_FUNCTION_NAME: 'fn', POWERTOOLS_METRICS_DISABLED: 'true' })).toBe(0);
   });
 

@@ -5,14 +5,15 @@
  * fields, messages, nested values and errors alike.
  */
 import { randomUUID } from 'node:crypto';
-import type { APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import * as v from 'valibot';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { handler as authorizer } from '../../functions/authorizer.js';
 import { handler as getPetById } from '../../functions/get-pet-by-id.js';
-import { lambdaContext } from '../../infra/local/events.js';
+import { authorizerEvent, lambdaContext, proxyEvent as requestEvent } from '../../infra/local/events.js';
 import { generateKey, hashKey } from '../../lib/auth/keys.js';
-import { log, setLogSink } from '../../lib/log.js';
+import { log } from '../../lib/log.js';
 import { proxyEvent, TEST_AUTHORIZER } from '../support/events.js';
+import { captureLogs } from '../support/logs.js';
 
 vi.hoisted(() => {
   // What Lambda sets for an on-demand instance; without it Powertools never reports a cold start.
@@ -23,27 +24,23 @@ vi.hoisted(() => {
   process.env.PETS_SUNSET_AT = '2099-01-01T00:00:00Z';
 });
 
-type Line = Record<string, unknown>;
-let lines: Line[] = [];
+/** A log line: one JSON object with a level, a message and a timestamp. */
+const LineSchema = v.looseObject({ level: v.string(), message: v.string(), timestamp: v.string() });
+let logs: ReturnType<typeof captureLogs>;
+/** The lines logged so far in this test, each checked to be such an object. */
+const linesOf = (captured: { lines: string[] }) => captured.lines.map((line) => v.parse(LineSchema, JSON.parse(line)));
 beforeEach(() => {
-  lines = [];
-  setLogSink((line) => lines.push(JSON.parse(line) as Line));
+  logs = captureLogs();
 });
 afterEach(() => {
-  setLogSink(undefined);
+  logs.stop();
   vi.unstubAllEnvs();
 });
 
 const traceId = () => `1-${Math.floor(Date.now() / 1000).toString(16)}-${randomUUID().replaceAll('-', '').slice(0, 24)}`;
 
-function authorizerEvent(authorization?: string): APIGatewayRequestAuthorizerEvent {
-  return {
-    type: 'REQUEST',
-    methodArn: 'arn:aws:execute-api:eu-west-1:123456789012:abc123/v1/GET/categories',
-    headers: authorization ? { Authorization: authorization } : {},
-    requestContext: { requestId: randomUUID() },
-  } as APIGatewayRequestAuthorizerEvent;
-}
+/** The authorizer's event for a request to GET /categories, with this Authorization header if any. */
+const authorization = (value?: string) => authorizerEvent(requestEvent({ headers: value === undefined ? {} : { Authorization: value } }));
 
 describe('log lines on Lambda', () => {
   it('carry the request id, cold start (first invocation only), function and X-Ray trace id', async () => {
@@ -52,8 +49,9 @@ describe('log lines on Lambda', () => {
     for (const [i, awsRequestId] of invocations.entries()) {
       // Lambda sets the trace header's environment variable per invocation.
       vi.stubEnv('_X_AMZN_TRACE_ID', `Root=${traces[i]};Parent=53995c3f42cd8ad8;Sampled=1`);
-      await authorizer(authorizerEvent(), lambdaContext('PetStore-Production-ApiAuthorizer', awsRequestId as string));
+      await authorizer(authorization(), lambdaContext('PetStore-Production-ApiAuthorizer', awsRequestId));
     }
+    const lines = linesOf(logs);
     expect(lines.map((l) => l.message)).toEqual(['key refused', 'key refused']);
     expect(lines[0]).toMatchObject({
       level: 'INFO',
@@ -64,7 +62,7 @@ describe('log lines on Lambda', () => {
       reason: 'missing',
     });
     expect(lines[1]).toMatchObject({ function_request_id: invocations[1], cold_start: false, xray_trace_id: traces[1] });
-    for (const line of lines) expect(Date.parse(line.timestamp as string)).not.toBeNaN();
+    for (const line of lines) expect(Date.parse(line.timestamp)).not.toBeNaN();
   });
 
   it("are written by an operation's Middy chain with the request ids and the customer", async () => {
@@ -72,7 +70,7 @@ describe('log lines on Lambda', () => {
     const awsRequestId = randomUUID();
     const answer = await getPetById(event, lambdaContext('PetStore-Production-ApiGetPetById', awsRequestId));
     expect(answer?.statusCode).toBe(501);
-    expect(lines).toEqual([
+    expect(linesOf(logs)).toEqual([
       expect.objectContaining({
         level: 'INFO',
         message: 'deprecated operation called',
@@ -93,9 +91,9 @@ describe('the log level', () => {
     for (const [key, value] of Object.entries(env)) vi.stubEnv(key, value);
     vi.resetModules();
     const fresh = await import('../../lib/log.js');
-    fresh.setLogSink((line) => lines.push(JSON.parse(line) as Line));
+    const captured = captureLogs(fresh.setLogSink);
     for (const level of ['debug', 'info', 'warn', 'error'] as const) fresh.log[level](`a ${level} line`);
-    return lines.map((l) => l.level);
+    return linesOf(captured).map((l) => l.level);
   }
 
   it("is Lambda's log level setting (AWS_LAMBDA_LOG_LEVEL) when there is one, over LOG_LEVEL", async () => {
@@ -108,7 +106,6 @@ describe('the log level', () => {
 
   it('is LOG_LEVEL without a Lambda setting, and INFO without either', async () => {
     expect(await freshLogger({ AWS_LAMBDA_LOG_LEVEL: '', LOG_LEVEL: 'ERROR' })).toEqual(['ERROR']);
-    lines = [];
     expect(await freshLogger({ AWS_LAMBDA_LOG_LEVEL: '', LOG_LEVEL: '' })).toEqual(['INFO', 'WARN', 'ERROR']);
   });
 });
@@ -124,6 +121,7 @@ describe('redaction', () => {
       error: new Error(`GetItem failed for ${key}`),
     });
     log.error('unhandled error', new TypeError(`bad input ${other}`));
+    const lines = linesOf(logs);
     const all = JSON.stringify(lines);
     expect(lines).toHaveLength(2);
     for (const secret of [key, other]) {

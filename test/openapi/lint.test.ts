@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);
@@ -16,11 +17,9 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const bin = (name: string) => join(root, 'node_modules', '.bin', name);
 const offline = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' };
 
-interface SpectralResult {
-  code: string;
-  message: string;
-  path: string[];
-}
+/** One of Spectral's findings, as far as these tests read it. */
+const SpectralResultSchema = v.looseObject({ code: v.string(), message: v.string(), path: v.array(v.union([v.string(), v.number()])) });
+type SpectralResult = v.InferOutput<typeof SpectralResultSchema>;
 
 /** Spectral's findings of every severity (hints included) on a document. */
 async function spectral(file: string): Promise<SpectralResult[]> {
@@ -29,7 +28,7 @@ async function spectral(file: string): Promise<SpectralResult[]> {
   const { stdout } = await run(bin('spectral'), args, { cwd: root, env: offline }).catch((error: { stdout?: string }) => ({
     stdout: error.stdout ?? '',
   }));
-  return JSON.parse(stdout) as SpectralResult[];
+  return v.parse(v.array(SpectralResultSchema), JSON.parse(stdout));
 }
 
 async function redocly(file: string): Promise<{ totals: { errors: number; warnings: number }; problems: unknown[] }> {

@@ -80,7 +80,7 @@ describe('GET /rate-limit, not banned: at most one read per customer per second 
     const stored = await storedCounts(c.customerId, now);
     expect([between.minute.remaining, between.day.remaining]).toEqual([50 - stored.minute, 1_000 - stored.day]);
     expect(between.minute.remaining).toBe(47);
-    expect(between.headers['X-RateLimit-Remaining']).toBe('47');
+    expect(between.headers.get('X-RateLimit-Remaining')).toBe('47');
 
     for (const at of [600, 700, 800, 900, 1_099]) {
       now = T0 + at;
@@ -169,7 +169,7 @@ describe('GET /rate-limit during a ban: from memory, no DynamoDB call', () => {
       now = T0 + 1_000 + i * 450;
       const answer = await c.status();
       expect(answer.ban).toEqual({ active: true, until });
-      expect(answer.headers['X-RateLimit-Remaining']).toBe('0');
+      expect(answer.headers.get('X-RateLimit-Remaining')).toBe('0');
     }
     expect(server.calls.take().filter((call) => !isRefusalCount(call))).toEqual([]);
 

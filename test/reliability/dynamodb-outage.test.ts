@@ -16,16 +16,24 @@ import { type DynamoLocal, startDynamoLocal } from '../../infra/local/dynamodb-l
 import { ensureTables } from '../../infra/local/tables.js';
 import { authAdmin } from '../../lib/auth/admin.js';
 import { createDynamoClient } from '../../lib/dynamo/create-client.js';
-import { TABLES, type TableSpec } from '../../lib/dynamo/tables.js';
-import { setLogSink } from '../../lib/log.js';
 import { admittedInDay } from '../../lib/rate-limit/counter-item.js';
+import { createCategory } from '../../lib/routes.js';
+import { successBody } from '../support/answer.js';
 import { categoryIntegrity } from '../support/category-integrity.js';
 import { type Answer, CONTRACT_STATUSES, contractViolations, send } from '../support/contract-answer.js';
+import { testTables } from '../support/environment.js';
+import { captureLogs } from '../support/logs.js';
+import { sleep } from '../support/sleep.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'petstore-outage-'));
-const tables = Object.fromEntries(TABLES.map((t) => [t.envVar, process.env[t.envVar] as string])) as Record<TableSpec['envVar'], string>;
+const tables = testTables();
 const ALLOWED = new Set([...CONTRACT_STATUSES, 503]);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The item at `i`, counting round and round. */
+const roundRobin = <T>(items: readonly T[], i: number): T => {
+  const item = items[i % items.length];
+  if (item === undefined) throw new Error('nothing to choose from');
+  return item;
+};
 
 let dynamoLocal: DynamoLocal;
 let gateway: { url: string; server: import('node:http').Server; close(): Promise<void> };
@@ -38,10 +46,10 @@ function adminDb() {
 }
 
 /** What the service logged; every refused request is logged (one line each), which would flood the output. */
-const logged: string[] = [];
+let logged: string[] = [];
 
 beforeAll(async () => {
-  setLogSink((line) => logged.push(line));
+  logged = captureLogs().lines;
   dynamoLocal = await startDynamoLocal({ dataDir });
   process.env.DYNAMODB_ENDPOINT = dynamoLocal.endpoint;
   const { db, destroy } = adminDb();
@@ -101,9 +109,9 @@ describe('DynamoDB stopped in the middle of a run, then started again', () => {
     const ops: Op[] = ['create', 'list', 'rate-limit', 'create-shared'];
     const workers = [0, 1, 2, 3].map(async (w) => {
       for (let i = 0; running; i++) {
-        const op = ops[(i + w) % ops.length] as Op;
+        const op = roundRobin(ops, i + w);
         const name = op === 'create' ? `outage w${w} #${i}` : op === 'create-shared' ? 'Shared' : undefined;
-        log.push(await request(op, keys[w % keys.length] as (typeof keys)[number], name));
+        log.push(await request(op, roundRobin(keys, w), name));
         await sleep(10);
       }
     });
@@ -116,9 +124,8 @@ describe('DynamoDB stopped in the middle of a run, then started again', () => {
     await dynamoLocal.stop();
     downAt = performance.now();
     // Requests made while it is down, one of each kind, besides the workers' steady traffic.
-    for (const [op, name] of [['list'], ['create', 'while down'], ['rate-limit']] as [Op, string?][]) {
-      probes.push(await request(op, keys[0] as (typeof keys)[number], name));
-    }
+    const kinds: [Op, string?][] = [['list'], ['create', 'while down'], ['rate-limit']];
+    for (const [op, name] of kinds) probes.push(await request(op, roundRobin(keys, 0), name));
     await waitFor(() => since(downAt) >= 12);
     restartAt = performance.now();
     dynamoLocal = await startDynamoLocal({ port: dynamoLocal.port, dataDir });
@@ -161,12 +168,12 @@ describe('DynamoDB stopped in the middle of a run, then started again', () => {
     const table = await categoryIntegrity(db, tables.CATEGORIES_TABLE);
     expect(table.problems).toEqual([]);
     const creates = [...log, ...probes].filter((s) => s.op === 'create' || s.op === 'create-shared');
-    const answered201 = creates.filter((s) => s.answer.status === 201).map((s) => s.answer.body);
+    const answered201 = creates.filter((s) => s.answer.status === 201).map((s) => successBody(createCategory, s.answer));
     const storedNames = new Set(table.categories.map((c) => c.name));
     for (const category of answered201) expect(table.categories).toContainEqual(category);
     // A create whose transaction committed while the connection dropped may have been answered 503: the client
     // cannot know, and retrying it gets a 409. Anything stored must at least be such a create.
-    const unanswered = table.categories.filter((c) => !answered201.some((a) => (a as { id: number }).id === c.id));
+    const unanswered = table.categories.filter((c) => !answered201.some((a) => a.id === c.id));
     const refusedNames = new Set(creates.filter((s) => s.answer.status === 503).map((s) => s.name));
     for (const category of unanswered) expect(refusedNames).toContain(category.name);
     expect(storedNames.has('while down')).toBe(false);

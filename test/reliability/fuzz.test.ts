@@ -6,9 +6,12 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKey } from '../../lib/auth/keys.js';
+import { createCategory } from '../../lib/routes.js';
+import { successBody } from '../support/answer.js';
 import { categoryIntegrity, type StoredCategory } from '../support/category-integrity.js';
 import { type Answer, contractViolations, send } from '../support/contract-answer.js';
 import { makeCustomer, type TestCustomer, testAuthStore, testDb } from '../support/customers.js';
+import { testTable } from '../support/environment.js';
 import { useGateway } from '../support/http.js';
 
 const { url, customer } = useGateway();
@@ -166,8 +169,7 @@ async function fire(r: FuzzRequest): Promise<Answer> {
   statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
   // A replay (a random Idempotency-Key that came up twice with the same body) is the first 201 again, not a new one.
   if (answer.status === 201 && answer.headers.get('idempotent-replayed') !== 'true') {
-    const category = answer.body as StoredCategory;
-    created.push(category);
+    created.push(successBody(createCategory, answer));
   }
   return answer;
 }
@@ -200,7 +202,7 @@ describe('fuzzing through the local gateway', () => {
   });
 
   it('the table holds no half-written create: every name reservation has its category, and the counter is the last id', async () => {
-    const table = await categoryIntegrity(testDb, process.env.CATEGORIES_TABLE as string);
+    const table = await categoryIntegrity(testDb, testTable('CATEGORIES_TABLE'));
     expect(table.problems).toEqual([]);
     expect(table.categories).toHaveLength(created.length);
     expect(table.reservations).toBe(created.length);

@@ -13,8 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Gateway } from '../../infra/local/gateway.js';
 import { generateKey } from '../../lib/auth/keys.js';
 import { DYNAMO_BUDGETS, LAMBDA_TIMEOUT_MS, worstCaseWaitMs } from '../../lib/dynamo/budget.js';
-import { setLogSink } from '../../lib/log.js';
 import { contractViolations, send } from '../support/contract-answer.js';
+import { listen } from '../support/listen.js';
+import { captureLogs } from '../support/logs.js';
 
 const ENV_KEYS = ['DYNAMODB_ENDPOINT', 'AWS_ENDPOINT_URL_DYNAMODB', 'AWS_REGION', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY'];
 const savedEnv = Object.fromEntries(ENV_KEYS.map((key) => [key, process.env[key]]));
@@ -22,7 +23,7 @@ const savedEnv = Object.fromEntries(ENV_KEYS.map((key) => [key, process.env[key]
 let server: Server;
 const sockets = new Set<Socket>();
 let connections = 0;
-const logged: string[] = [];
+let logs: ReturnType<typeof captureLogs> | undefined;
 
 beforeAll(async () => {
   server = createServer((socket) => {
@@ -32,8 +33,7 @@ beforeAll(async () => {
     socket.on('close', () => sockets.delete(socket));
     // Reads the request and never writes a byte back.
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
+  const port = await listen(server);
   delete process.env.DYNAMODB_ENDPOINT;
   Object.assign(process.env, {
     AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${port}`,
@@ -41,11 +41,11 @@ beforeAll(async () => {
     AWS_ACCESS_KEY_ID: 'hung-dynamodb-test',
     AWS_SECRET_ACCESS_KEY: 'hung-dynamodb-test',
   });
-  setLogSink((line) => logged.push(line));
+  logs = captureLogs();
 });
 
 afterAll(async () => {
-  setLogSink((line) => process.stdout.write(`${line}\n`));
+  logs?.stop();
   for (const [key, value] of Object.entries(savedEnv)) {
     if (value === undefined) delete process.env[key];
     else process.env[key] = value;
@@ -73,7 +73,7 @@ describe('DynamoDB accepts connections and never answers', () => {
 
     expect(answer.status).toBe(503);
     expect(answer.body).toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503 });
-    expect(Number(answer.headers['Retry-After'])).toBeGreaterThanOrEqual(1);
+    expect(Number(answer.headers.get('Retry-After'))).toBeGreaterThanOrEqual(1);
     expect(connections - before).toBe(2 * DYNAMO_BUDGETS.operation.attempts);
     expect(elapsed).toBeLessThan(worstCaseWaitMs(DYNAMO_BUDGETS.operation));
   });
@@ -97,7 +97,7 @@ describe('DynamoDB accepts connections and never answers', () => {
       expect(connections - before).toBe(DYNAMO_BUDGETS.authorizer.attempts);
       expect(elapsed).toBeLessThan(worstCaseWaitMs(DYNAMO_BUDGETS.authorizer));
       // The authorizer threw (not a Lambda timeout): the gateway answered AUTHORIZER_CONFIGURATION_ERROR's 503.
-      expect(logged.some((line) => line.includes('authorizer failed') && line.includes('"reason":"error"'))).toBe(true);
+      expect((logs?.lines ?? []).some((line) => line.includes('authorizer failed') && line.includes('"reason":"error"'))).toBe(true);
     } finally {
       await gateway.close();
     }

@@ -5,6 +5,7 @@
  * set here before the gateway is imported.
  */
 import { describe, expect, it } from 'vitest';
+import { sleep } from '../support/sleep.js';
 
 const TTL_SECONDS = 3;
 process.env.AUTHORIZER_CACHE_TTL = String(TTL_SECONDS);
@@ -12,7 +13,6 @@ const { useGateway } = await import('../support/http.js');
 const { makeCustomer, testAuthStore } = await import('../support/customers.js');
 
 const { call } = useGateway();
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe(`revocation under an authorizer cache TTL of ${TTL_SECONDS} s`, () => {
   it('the cached answer admits the revoked key within the TTL; after it the key is refused every time', async () => {

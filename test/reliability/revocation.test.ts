@@ -10,9 +10,9 @@ import { admittedInDay } from '../../lib/rate-limit/counter-item.js';
 import { type Answer, contractViolations, send } from '../support/contract-answer.js';
 import { addKey, makeCustomer, testAuthStore, testDb } from '../support/customers.js';
 import { useGateway } from '../support/http.js';
+import { sleep } from '../support/sleep.js';
 
 const { url } = useGateway();
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Sent {
   key: string;

@@ -5,19 +5,21 @@
  * up no id.
  */
 import { ProvisionedThroughputExceededException, ThrottlingException } from '@aws-sdk/client-dynamodb';
-import type { FinalizeHandlerArguments, HandlerExecutionContext } from '@smithy/types';
+import type { HandlerExecutionContext } from '@smithy/types';
+import * as v from 'valibot';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { authorizerDynamoClient, dynamoClient } from '../../lib/dynamo/client.js';
-import { setLogSink } from '../../lib/log.js';
 import { categoryIntegrity } from '../support/category-integrity.js';
 import { contractViolations } from '../support/contract-answer.js';
 import { testDb } from '../support/customers.js';
+import { testTable } from '../support/environment.js';
 import { useGateway } from '../support/http.js';
+import { captureLogs } from '../support/logs.js';
 
 const { call } = useGateway();
 const clients = [dynamoClient(), authorizerDynamoClient()];
 const json = { 'Content-Type': 'application/json' };
-const table = () => categoryIntegrity(testDb, process.env.CATEGORIES_TABLE as string);
+const table = () => categoryIntegrity(testDb, testTable('CATEGORIES_TABLE'));
 
 /** Which commands are throttled, and for how many attempts of each send (Infinity: every attempt). */
 const throttle = { commands: new Set<string>(), attempts: 0 };
@@ -39,11 +41,13 @@ function throttlingError(command: string, attempt: number): Error {
   return Object.assign(error, { $retryable: { throttling: true } });
 }
 
+const RetryMetadata = v.object({ attempts: v.optional(v.number()), totalRetryDelay: v.optional(v.number()) });
+
 /** Lines the service logged: each refused request is logged once, with its request id, for the operator. */
-const logged: string[] = [];
+let logs: ReturnType<typeof captureLogs> | undefined;
 
 beforeAll(() => {
-  setLogSink((line) => logged.push(line));
+  logs = captureLogs();
   // Both clients: the operations' and the authorizer's (its key lookup is one of the throttled calls).
   for (const client of clients) {
     // Innermost, below the retry middleware: runs once per attempt, before anything goes on the wire.
@@ -62,16 +66,16 @@ beforeAll(() => {
     client.middlewareStack.add(
       (next, context) => async (args) => {
         const command = context.commandName ?? '';
-        if (!throttle.commands.has(command)) return next(args as FinalizeHandlerArguments<object>);
+        if (!throttle.commands.has(command)) return next(args);
         try {
           const result = await next(args);
-          const { attempts = 0, totalRetryDelay = 0 } = (result.output as { $metadata: { attempts?: number; totalRetryDelay?: number } })
-            .$metadata;
+          const { attempts = 0, totalRetryDelay = 0 } = result.output.$metadata;
           sends.push({ command, attempts, totalRetryDelay, succeeded: true });
           return result;
         } catch (error) {
-          const { attempts = 0, totalRetryDelay = 0 } =
-            (error as { $metadata?: { attempts?: number; totalRetryDelay?: number } }).$metadata ?? {};
+          // An SDK error carries the same account of attempts as an output.
+          const metadata = error instanceof Error && '$metadata' in error ? error.$metadata : {};
+          const { attempts = 0, totalRetryDelay = 0 } = v.parse(RetryMetadata, metadata);
           sends.push({ command, attempts, totalRetryDelay, succeeded: false });
           throw error;
         }
@@ -86,7 +90,7 @@ afterEach(() => {
   sends.length = 0;
 });
 afterAll(() => {
-  setLogSink((line) => process.stdout.write(`${line}\n`));
+  logs?.stop();
   for (const client of clients) {
     client.middlewareStack.remove('injectThrottling');
     client.middlewareStack.remove('recordRetries');
@@ -134,7 +138,7 @@ describe('throttling that outlasts the SDK attempts: 503 SERVICE_UNAVAILABLE wit
     expect(answer.text).not.toMatch(/throughput|Throttl|Rate of requests|injected/);
     expect(sends.length).toBeGreaterThan(0);
     for (const send of sends) expect(send).toMatchObject({ command, attempts: 3, succeeded: false });
-    expect(logged.at(-1)).toContain(command === 'GetItemCommand' ? 'authorizer failed' : 'dependency unavailable');
+    expect(logs?.lines.at(-1)).toContain(command === 'GetItemCommand' ? 'authorizer failed' : 'dependency unavailable');
   });
 });
 

@@ -243,16 +243,15 @@ describe('idempotency records as Powertools wrote them, through createCategory',
   it('replays a completed record: its answer, marked as a replay, and nothing created', async () => {
     const before = (await invoke(listCategories, proxyEvent({ path: '/categories' }))).body;
     const replay = await retry('fixture-completed', 'Birds');
-    expect(replay).toMatchObject({ status: 201, body: { id: 4, name: 'Birds' }, headers: { 'Idempotent-Replayed': 'true' } });
+    expect(replay).toMatchObject({ status: 201, body: { id: 4, name: 'Birds' } });
+    expect(replay.headers.get('Idempotent-Replayed')).toBe('true');
     expect((await invoke(listCategories, proxyEvent({ path: '/categories' }))).body).toEqual(before);
   });
 
   it('refuses the same key with another body, and answers 409 while the recorded request still runs', async () => {
     expect(await retry('fixture-completed', 'Parrots')).toMatchObject({ status: 422, body: { code: 'IDEMPOTENCY_KEY_REUSED' } });
-    expect(await retry('fixture-in-progress', 'Fish')).toMatchObject({
-      status: 409,
-      body: { code: 'IDEMPOTENCY_IN_PROGRESS' },
-      headers: { 'Retry-After': '1' },
-    });
+    const inProgress = await retry('fixture-in-progress', 'Fish');
+    expect(inProgress).toMatchObject({ status: 409, body: { code: 'IDEMPOTENCY_IN_PROGRESS' } });
+    expect(inProgress.headers.get('Retry-After')).toBe('1');
   });
 });

@@ -3,17 +3,13 @@
  * of the contract, JSON, X-Request-Id, the X-RateLimit headers, and for errors the Error body with a code of the
  * closed set whose status matches. Used by the fuzzing, fault and concurrency suites.
  */
-import { ERROR_STATUS, type ErrorCode } from '../../lib/http/errors.js';
+import { ERROR_STATUS, isErrorCode } from '../../lib/http/errors.js';
+import { type Answer, answerOfResponse } from './answer.js';
+
+export type { Answer } from './answer.js';
 
 /** Statuses a client may see when nothing is broken; 503 only while a dependency is down. */
 export const CONTRACT_STATUSES = new Set([200, 201, 400, 401, 404, 405, 409, 410, 413, 415, 422, 429, 501]);
-
-export interface Answer {
-  status: number;
-  headers: Headers;
-  body: unknown;
-  text: string;
-}
 
 /** Every way an answer breaks the contract; empty when it keeps it. */
 export function contractViolations(answer: Answer, allowed: ReadonlySet<number> = CONTRACT_STATUSES): string[] {
@@ -27,14 +23,16 @@ export function contractViolations(answer: Answer, allowed: ReadonlySet<number> 
   }
   if (body === undefined) problems.push(`the body is not JSON: ${answer.text.slice(0, 80)}`);
   if (status >= 300) {
-    const error = body as Record<string, unknown> | undefined;
-    const keys = error && typeof error === 'object' ? Object.keys(error).sort() : [];
-    if (keys.join() !== 'code,message,status') problems.push(`the Error body has keys [${keys.join()}]`);
-    else {
-      if (error?.status !== status) problems.push(`body status ${String(error?.status)} differs from HTTP ${status}`);
-      if (!(String(error?.code) in ERROR_STATUS)) problems.push(`unknown code ${String(error?.code)}`);
-      else if (ERROR_STATUS[error?.code as ErrorCode] !== status) problems.push(`code ${String(error?.code)} does not go with ${status}`);
-      if (typeof error?.message !== 'string' || !error.message) problems.push('empty message');
+    const error = typeof body === 'object' && body !== null && !Array.isArray(body) ? body : undefined;
+    const keys = error ? Object.keys(error).sort() : [];
+    if (!error || !('code' in error && 'message' in error && 'status' in error) || keys.join() !== 'code,message,status') {
+      problems.push(`the Error body has keys [${keys.join()}]`);
+    } else {
+      const code = String(error.code);
+      if (error.status !== status) problems.push(`body status ${String(error.status)} differs from HTTP ${status}`);
+      if (!isErrorCode(code)) problems.push(`unknown code ${code}`);
+      else if (ERROR_STATUS[code] !== status) problems.push(`code ${code} does not go with ${status}`);
+      if (typeof error.message !== 'string' || !error.message) problems.push('empty message');
     }
     if ((status === 429 || status === 503) && !/^\d+$/.test(headers.get('retry-after') ?? '')) problems.push('no Retry-After');
   }
@@ -43,13 +41,5 @@ export function contractViolations(answer: Answer, allowed: ReadonlySet<number> 
 
 /** Sends one request and reads the answer as the helpers above expect it. */
 export async function send(url: string, init: RequestInit = {}): Promise<Answer> {
-  const response = await fetch(url, init);
-  const text = await response.text();
-  let body: unknown;
-  try {
-    body = text ? JSON.parse(text) : undefined;
-  } catch {
-    body = undefined;
-  }
-  return { status: response.status, headers: response.headers, body, text };
+  return answerOfResponse(await fetch(url, init));
 }

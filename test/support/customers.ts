@@ -4,15 +4,15 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { authAdmin } from '../../lib/auth/admin.js';
 import { createDynamoClient } from '../../lib/dynamo/create-client.js';
 import type { Limits, Plan } from '../../lib/plans.js';
-import type { Stage } from '../../lib/stacks.js';
+import { testStage, testTable } from './environment.js';
 
 export const testDb = DynamoDBDocumentClient.from(createDynamoClient(process.env.DYNAMODB_ENDPOINT), {
   marshallOptions: { removeUndefinedValues: true },
 });
 
 export const testAuthStore = authAdmin(testDb, {
-  customers: process.env.CUSTOMERS_TABLE as string,
-  keys: process.env.KEYS_TABLE as string,
+  customers: testTable('CUSTOMERS_TABLE'),
+  keys: testTable('KEYS_TABLE'),
 });
 
 export interface TestCustomer {
@@ -22,7 +22,7 @@ export interface TestCustomer {
   authorization: string;
 }
 
-export async function makeCustomer(plan: Plan = 'enterprise', limits?: Limits, stage = process.env.STAGE as Stage): Promise<TestCustomer> {
+export async function makeCustomer(plan: Plan = 'enterprise', limits?: Limits, stage = testStage()): Promise<TestCustomer> {
   const customerId = `cust-${randomUUID().slice(0, 12)}`;
   await testAuthStore.setPlan(
     customerId,
@@ -33,10 +33,7 @@ export async function makeCustomer(plan: Plan = 'enterprise', limits?: Limits, s
   return { customerId, apiKey, keyId: record.keyId, authorization: `Bearer ${apiKey}` };
 }
 
-export async function addKey(
-  customerId: string,
-  stage = process.env.STAGE as Stage,
-): Promise<{ apiKey: string; keyId: string; authorization: string }> {
+export async function addKey(customerId: string, stage = testStage()): Promise<{ apiKey: string; keyId: string; authorization: string }> {
   const { apiKey, record } = await testAuthStore.createKey(customerId, stage);
   return { apiKey, keyId: record.keyId, authorization: `Bearer ${apiKey}` };
 }

@@ -10,6 +10,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { vi } from 'vitest';
 import { createDocumentClient, createDynamoClient } from '../../lib/dynamo/create-client.js';
+import { quietFreshLogs } from './logs.js';
 
 export interface RecordedCall {
   command: string;
@@ -84,9 +85,11 @@ export function recordedClient(name?: string) {
  * process-wide clients are recorded: `calls` the operations', `authorizerCalls` the authorizer's. Modules the test
  * file imported statically stay the earlier instance's, but a module they import lazily from then on (the local
  * gateway's handlers) comes from the reset registry: a file that makes instances calls every handler through one.
+ * The new instance's logger writes to the test sink (logs.ts), as the file's own does.
  */
 export async function newInstance<T>(load: () => Promise<T>, clock?: () => number) {
   vi.resetModules();
+  quietFreshLogs((await import('../../lib/log.js')).setLogSink);
   const { setClock } = await import('../../lib/clock.js');
   const { authorizerDynamoClient, dynamoClient } = await import('../../lib/dynamo/client.js');
   if (clock) setClock(clock);

@@ -3,6 +3,9 @@ import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
 import { proxyEvent as buildEvent, lambdaContext, type ProxyEventInput } from '../../infra/local/events.js';
 import type { ApiEvent } from '../../lib/http/response.js';
+import { type Answer, answerOfResult } from './answer.js';
+
+export type { Answer } from './answer.js';
 
 /** What the authorizer passes for the default test customer: limits high enough never to refuse. */
 export const TEST_AUTHORIZER = {
@@ -21,22 +24,12 @@ export function proxyEvent(input: ProxyEventInput = {}): ApiEvent {
 
 type Handler = (event: ApiEvent, context: Context) => Promise<APIGatewayProxyResult | undefined>;
 
-export interface Answer {
-  status: number;
-  headers: Record<string, string>;
-  body: unknown;
-}
-
 export async function invoke(handler: Handler, event: ApiEvent): Promise<Answer> {
   // Handler tests fire dozens of requests at one process, where Lambda would give each its own instance:
   // a generous deadline keeps a loaded CI machine from turning queueing into timeouts.
   const result = await handler(event, lambdaContext('test', event.requestContext.requestId, 60_000));
   if (!result) throw new Error('handler returned nothing');
-  return {
-    status: result.statusCode,
-    headers: Object.fromEntries(Object.entries(result.headers ?? {}).map(([k, v]) => [k, String(v)])),
-    body: result.body ? JSON.parse(result.body) : undefined,
-  };
+  return answerOfResult(result);
 }
 
 export function jsonPost(body: string | null, headers: Record<string, string> = { 'Content-Type': 'application/json' }): ApiEvent {

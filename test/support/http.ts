@@ -1,18 +1,19 @@
 /** An in-process local gateway on a random port, and a small fetch wrapper that returns status, headers, body. */
 import { afterAll, beforeAll } from 'vitest';
 import { type Gateway, startGateway } from '../../infra/local/gateway.js';
-import { type Answer as HttpAnswer, send } from './contract-answer.js';
+import type { Answer } from './answer.js';
+import { send } from './contract-answer.js';
 import { makeCustomer, type TestCustomer } from './customers.js';
 import { expectConformsToOpenApi } from './openapi-conformance.js';
 
-export type { Answer as HttpAnswer } from './contract-answer.js';
+export type { Answer } from './answer.js';
 
 export interface GatewayHandle {
   url: () => string;
   /** The default customer (Enterprise, limits never reached) whose key `call` sends unless told otherwise. */
   customer: () => TestCustomer;
   /** A request below /v1; sends the default customer's key unless `init.headers` sets Authorization (or null). */
-  call: (path: string, init?: RequestInit & { key?: string | null }) => Promise<HttpAnswer>;
+  call: (path: string, init?: RequestInit & { key?: string | null }) => Promise<Answer>;
 }
 
 export function useGateway(): GatewayHandle {

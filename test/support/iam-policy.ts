@@ -17,6 +17,8 @@
  * understand fails the test instead of being judged wrongly.
  */
 
+import * as v from 'valibot';
+
 export type Principal = { service: string } | { aws: string } | 'anonymous';
 
 export interface AccessRequest {
@@ -44,6 +46,35 @@ export interface Statement {
 export interface PolicyDocument {
   Version?: string;
   Statement: readonly Statement[];
+}
+
+const ValuesSchema = v.union([v.string(), v.array(v.string())]);
+/** Strict: a policy element this evaluator does not know fails the reading, rather than being ignored. */
+const PolicyDocumentSchema = v.strictObject({
+  Version: v.optional(v.string()),
+  Statement: v.array(
+    v.strictObject({
+      Sid: v.optional(v.string()),
+      Effect: v.picklist(['Allow', 'Deny']),
+      Principal: v.optional(
+        v.union([
+          v.literal('*'),
+          v.strictObject({ AWS: v.optional(ValuesSchema), Service: v.optional(ValuesSchema), Federated: v.optional(ValuesSchema) }),
+        ]),
+      ),
+      NotPrincipal: v.optional(v.unknown()),
+      Action: v.optional(ValuesSchema),
+      NotAction: v.optional(ValuesSchema),
+      Resource: v.optional(ValuesSchema),
+      NotResource: v.optional(ValuesSchema),
+      Condition: v.optional(v.record(v.string(), v.record(v.string(), ValuesSchema))),
+    }),
+  ),
+}) satisfies v.GenericSchema<unknown, PolicyDocument>;
+
+/** A policy document read from a template (its intrinsics resolved first, `resolveIntrinsics`). */
+export function policyDocument(value: unknown): PolicyDocument {
+  return v.parse(PolicyDocumentSchema, value);
 }
 
 const list = (values: Values | undefined): readonly string[] =>
@@ -136,7 +167,9 @@ export function resolveIntrinsics(value: unknown, refs: Readonly<Record<string, 
   if (entries.length === 1 && first?.[0].startsWith('Fn::')) {
     const [fn, args] = first;
     if (fn === 'Fn::Join' && Array.isArray(args)) {
-      const [separator, parts] = args as [string, unknown[]];
+      const [separator, parts] = args;
+      if (typeof separator !== 'string' || !Array.isArray(parts))
+        throw new Error(`Fn::Join takes a separator and a list: ${JSON.stringify(args)}`);
       return parts.map((p) => String(resolveIntrinsics(p, refs))).join(separator);
     }
     if (fn === 'Fn::GetAtt' && Array.isArray(args)) return lookup(refs, `${args[0]}.${args[1]}`);

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { OpenAPIBackend, SetMatchType, ValidationContext } from 'openapi-backend';
 import { expect } from 'vitest';
+import type { Answer } from './answer.js';
 
 export const OPENAPI_PATH = new URL('../../openapi.json', import.meta.url);
 
@@ -19,6 +20,9 @@ interface ResponseObject {
   headers?: Record<string, HeaderObject>;
   content?: Record<string, { schema?: object }>;
 }
+
+/** What the check reads of an answer (the document's tests build such answers by hand). */
+type Observed = Pick<Answer, 'status' | 'headers' | 'body' | 'text'>;
 
 let backend: Promise<OpenAPIBackend> | undefined;
 
@@ -44,15 +48,8 @@ function openApi(): Promise<OpenAPIBackend> {
   return backend;
 }
 
-export interface ObservedAnswer {
-  status: number;
-  headers: Headers;
-  body: unknown;
-  text: string;
-}
-
 /** What is wrong with an answer to `method path` (path below /v1), per openapi.json; empty when it conforms. */
-export async function openApiProblems(method: string, path: string, answer: ObservedAnswer): Promise<string[]> {
+export async function openApiProblems(method: string, path: string, answer: Observed): Promise<string[]> {
   const api = await openApi();
   const pathname = new URL(path, 'http://x').pathname;
   const operation = api.router.matchOperation({ method, path: pathname, headers: {} });
@@ -111,6 +108,6 @@ function validateNotFound(api: OpenAPIBackend, schema: object, body: unknown) {
 }
 
 /** Fails the running test when an answer does not conform to openapi.json. */
-export async function expectConformsToOpenApi(method: string, path: string, answer: ObservedAnswer): Promise<void> {
+export async function expectConformsToOpenApi(method: string, path: string, answer: Observed): Promise<void> {
   expect(await openApiProblems(method, path, answer), `${method} /v1${path} → ${answer.status} conforms to openapi.json`).toEqual([]);
 }

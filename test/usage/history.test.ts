@@ -3,6 +3,7 @@
  * final by a guarded transaction, exact under concurrency across UTC midnight (and while several instances race to
  * move a day), refusals counted beside admissions, kept for the retention, read back by day and by month.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { TransactionCanceledException, TransactionConflictException } from '@aws-sdk/client-dynamodb';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
@@ -53,12 +54,12 @@ async function monthItem(customerId: string, month: string) {
   return (await testDb.send(new GetCommand({ TableName: COUNTERS_TABLE, Key: key, ConsistentRead: true }))).Item;
 }
 
-function shuffle<T>(items: T[]): T[] {
-  for (let i = items.length - 1; i > 0; i--) {
-    const j = Math.floor(Math.random() * (i + 1));
-    [items[i], items[j]] = [items[j] as T, items[i] as T];
-  }
-  return items;
+/** The items in a random order: each is sorted by a random number of its own. */
+function shuffle<T>(items: readonly T[]): T[] {
+  return items
+    .map((item) => ({ item, at: Math.random() }))
+    .sort((a, b) => a.at - b.at)
+    .map(({ item }) => item);
 }
 
 /** A request to a store as the API makes it: a refusal for a used-up window is counted (ban.ts, for the ban and the day). */
@@ -134,15 +135,16 @@ describe('usage history across UTC midnight', () => {
       perMinute: '100000',
       perDay: '1000000',
     };
+    // Each request reads the time it was sent at, whenever the chain reads the clock and whatever else is in flight
+    // (a request's own work, and what it leaves running, carries its time); anything else reads the latest.
+    const sentAt = new AsyncLocalStorage<number>();
     let now = MIDNIGHT - 400;
-    setClock(() => now);
+    setClock(() => sentAt.getStore() ?? now);
     const send = async (count: number, at: (i: number) => number) => {
       const inFlight: Promise<Answer>[] = [];
       for (let i = 0; i < count; i++) {
-        // The chain reads the clock a few steps in: a short pause lets the first half read it before it moves.
-        if (i && at(i) !== at(i - 1)) await new Promise((resolve) => setTimeout(resolve, 5));
         now = at(i);
-        inFlight.push(invoke(listCategories, proxyEvent({ authorizer })));
+        inFlight.push(sentAt.run(now, () => invoke(listCategories, proxyEvent({ authorizer }))));
       }
       return (await Promise.all(inFlight)).map((a) => a.status);
     };
