@@ -15,9 +15,9 @@
  */
 import { getServiceName } from '@aws-lambda-powertools/commons/utils/env';
 import type { LogItem } from '@aws-lambda-powertools/logger';
-import type { LogItemExtraInput, LogItemMessage, LogLevel } from '@aws-lambda-powertools/logger/types';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import type { LogItemExtraInput, LogItemMessage, LogLevel } from '@aws-lambda-powertools/logger/types';
 import type middy from '@middy/core';
 
 const KEY_PATTERN = /pet_(?:live|test)_[A-Za-z0-9]+/g;
