@@ -85,6 +85,49 @@ describe('log lines on Lambda', () => {
   });
 });
 
+describe('a Logger built when the first line is written', () => {
+  /**
+   * A fresh copy of lib/log.ts behind a Middy chain as the functions use it: `logsOn` says which invocations write a
+   * line. A function builds its Logger only when something logs (an operation's happy path never does).
+   */
+  async function invoke(logsOn: readonly number[]) {
+    vi.resetModules();
+    const fresh = await import('../../lib/log.js');
+    const middy = (await import('@middy/core')).default;
+    const captured = captureLogs(fresh.setLogSink);
+    let invocation = 0;
+    const handler = middy(async () => {
+      invocation += 1;
+      if (logsOn.includes(invocation)) fresh.log.info(`line of invocation ${invocation}`);
+    }).use(fresh.logContext());
+    const ids: string[] = [];
+    for (let i = 0; i < Math.max(...logsOn); i++) {
+      ids.push(randomUUID());
+      await handler({}, lambdaContext('PetStore-Production-ApiCreateCategory', ids[i] ?? ''));
+    }
+    return { lines: linesOf(captured), ids };
+  }
+
+  it('carries the context of the invocation that builds it, and a cold start only on the first', async () => {
+    const first = await invoke([1, 2]);
+    expect(first.lines).toEqual([
+      expect.objectContaining({ message: 'line of invocation 1', function_request_id: first.ids[0], cold_start: true }),
+      expect.objectContaining({ message: 'line of invocation 2', function_request_id: first.ids[1], cold_start: false }),
+    ]);
+    // Nothing logged on the cold start: the third invocation builds the Logger, and is no cold start.
+    const later = await invoke([3, 4]);
+    expect(later.lines).toEqual([
+      expect.objectContaining({
+        message: 'line of invocation 3',
+        function_request_id: later.ids[2],
+        function_name: 'PetStore-Production-ApiCreateCategory',
+        cold_start: false,
+      }),
+      expect.objectContaining({ message: 'line of invocation 4', function_request_id: later.ids[3], cold_start: false }),
+    ]);
+  });
+});
+
 describe('the log level', () => {
   /** A fresh copy of lib/log.ts: Logger reads its level when it is created, as on a cold start. */
   async function freshLogger(env: Record<string, string>) {
