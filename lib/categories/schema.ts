@@ -13,6 +13,23 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/u;
  * separators. A name holding one would look like another, or display reversed.
  */
 const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}\p{Zl}\p{Zp}]/u;
+/**
+ * What trimming removes from either end of a name: Unicode's White_Space (spaces of every width, tabs, line breaks,
+ * U+2028 and U+2029) except U+0085, a control character refused as the others are. Not String.prototype.trim,
+ * which also removes U+FEFF, a format character (Cf) that must be refused wherever it is. Every White_Space
+ * character is in the BMP, so a UTF-16 unit at a time is enough.
+ */
+const WHITE_SPACE = /^\p{White_Space}$/u;
+const trimmed = (unit: string) => unit !== '\u0085' && WHITE_SPACE.test(unit);
+
+export function trimWhiteSpace(s: string): string {
+  let start = 0;
+  let end = s.length;
+  while (start < end && trimmed(s.charAt(start))) start++;
+  while (end > start && trimmed(s.charAt(end - 1))) end--;
+  return s.slice(start, end);
+}
+
 const codePoints = (s: string) => [...s].length;
 const codePointName = (ch: string) => `U+${(ch.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
 
@@ -22,10 +39,10 @@ export const CategoryNameSchema = v.pipe(
   // Read by the OpenAPI document only: JSON Schema cannot say "after trimming", nor count code points.
   v.metadata({ minLength: 1, maxLength: NAME_MAX }),
   v.description(
-    `Trimmed and NFC-normalised, then 1 to ${NAME_MAX} characters (Unicode code points), with no control characters and no invisible ones (format characters such as zero-width spaces and bidirectional controls, other default-ignorable characters, line and paragraph separators). Unique per environment, compared after NFKC normalisation and full case folding (NFKC_Casefold): "Straße" and "STRASSE", or "ﬁsh" and "fish", are one name.`,
+    `Trimmed of white space at either end (Unicode White_Space but U+0085) and NFC-normalised, then 1 to ${NAME_MAX} characters (Unicode code points), with no control characters and no invisible ones (format characters such as zero-width spaces and bidirectional controls, other default-ignorable characters, line and paragraph separators). Unique per environment, compared after NFKC normalisation and full case folding (NFKC_Casefold): "Straße" and "STRASSE", or "ﬁsh" and "fish", are one name.`,
   ),
   v.examples(['Dog']),
-  v.trim(),
+  v.transform(trimWhiteSpace),
   v.normalize('NFC'),
   v.check((s) => s.length > 0, '"name" must not be empty or only white space'),
   v.check((s) => codePoints(s) <= NAME_MAX, `"name" must be at most ${NAME_MAX} characters`),

@@ -5,20 +5,33 @@
  * /v1/openapi.json with its environment's deprecation dates.
  */
 import { type DeprecationOverrides, deprecationDates } from '../deprecation.js';
-import { answerHeaderNames, GATEWAY_HEADERS, routeErrorCodes } from '../http/answers.js';
+import {
+  answerHeaderNames,
+  GATEWAY_CODES,
+  GATEWAY_HEADERS,
+  GATEWAY_STATUSES,
+  onlyFromGateway,
+  routeErrorCodes,
+  routeOwnHeaderNames,
+} from '../http/answers.js';
+import { ERROR_STATUS } from '../http/errors.js';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_KEY_RULE, REMEMBERED_SECONDS } from '../http/idempotency-key.js';
 import { MAX_BODY_BYTES } from '../http/json-body.js';
 import { MAX_JSON_DEPTH } from '../http/json-depth.js';
 import { JSON_MEDIA_TYPE } from '../http/media-type.js';
 import { ROUTES, type Route, type Tag } from '../routes.js';
 import type { Stage } from '../stacks.js';
-import { byStatus, errorResponse, type Json } from './errors.js';
+import { byStatus, errorResponse, GATEWAY_ANSWER_DOCS, type Json } from './errors.js';
 import { HEADERS, headerRefs } from './headers.js';
 import { INFO_CONTACT, INFO_DESCRIPTION, INFO_LICENSE } from './info.js';
 import { componentSchemas, jsonSchema } from './schemas.js';
 
 export const API_VERSION = '1.2.0';
 const BODY_LIMIT = `${MAX_BODY_BYTES / 1024} KiB`;
+
+/** Which answers of a deprecated or non-stable operation lack its own headers (docs/api.md, "Deprecation"). */
+const GATEWAY_WIDE_EXCEPTION =
+  "the answers the gateway gives for the whole API before it knows the operation (401, 413, a malformed request's 400, the throttles' 429, a failed key check's 503, a failed function's 500) do not";
 
 const TAGS: Record<Tag, string> = {
   Categories: 'Species and breed categories',
@@ -63,11 +76,16 @@ function operationObject(route: Route, overrides: DeprecationOverrides): Json {
     };
   }
   for (const [status, codes] of byStatus(routeErrorCodes(route))) {
-    // The gateway's 401 and 404 are the same for every operation: one component each.
-    const shared = GATEWAY_ANSWERS[status];
-    responses[status] = shared
-      ? { $ref: `#/components/responses/${shared}` }
-      : errorResponse(status, codes, answerHeaderNames(route, status, codes));
+    // What only the gateway answers (and its 401, the same as an operation's) is one component per status.
+    if (status === 401 || onlyFromGateway(route, status)) {
+      responses[status] = { $ref: `#/components/responses/${gatewayAnswer(status)}` };
+      continue;
+    }
+    const gateway = GATEWAY_STATUSES.has(status);
+    responses[status] = errorResponse(status, codes, answerHeaderNames(route, status, codes), {
+      note: gateway ? GATEWAY_ANSWER_DOCS[status]?.description : undefined,
+      notAlways: gateway ? routeOwnHeaderNames(route) : [],
+    });
   }
 
   const notes = [route.description];
@@ -82,7 +100,7 @@ function operationObject(route: Route, overrides: DeprecationOverrides): Json {
   const dates = route.deprecation && deprecationDates(route.deprecation, overrides);
   if (dates) {
     notes.push(
-      `**Deprecated** since ${dates.deprecatedAt.toISOString()}; sunset on ${dates.sunsetAt.toISOString()} (${dates.sunsetAt.toUTCString()}), after which it answers 410 GONE. Every response of the operation carries \`Deprecation\`, \`Sunset\` and \`Link: <${dates.docsUrl}>; rel="deprecation"\`; a 401, which the gateway gives before the operation runs, does not.`,
+      `**Deprecated** since ${dates.deprecatedAt.toISOString()}; sunset on ${dates.sunsetAt.toISOString()} (${dates.sunsetAt.toUTCString()}), after which it answers 410 GONE. Every answer the operation gives, errors included, carries \`Deprecation\`, \`Sunset\` and \`Link: <${dates.docsUrl}>; rel="deprecation"\`; ${GATEWAY_WIDE_EXCEPTION}.`,
     );
   }
   const params = parameters(route);
@@ -109,8 +127,40 @@ function operationObject(route: Route, overrides: DeprecationOverrides): Json {
   };
 }
 
-/** The gateway's answers that are the same for every operation, by status: component names. */
-const GATEWAY_ANSWERS: Partial<Record<number, string>> = { 401: 'Unauthorized', 404: 'NotFound' };
+/** The gateway's answers for the whole API, by status: their components' names. */
+const GATEWAY_ANSWERS: Record<number, string> = {
+  400: 'MalformedRequest',
+  401: 'Unauthorized',
+  404: 'NotFound',
+  413: 'PayloadTooLarge',
+  429: 'Throttled',
+  500: 'InternalError',
+  503: 'ServiceUnavailable',
+};
+
+function gatewayAnswer(status: number): string {
+  const name = GATEWAY_ANSWERS[status];
+  if (!name) throw new Error(`No component for the gateway's ${status}`);
+  return name;
+}
+
+/** The components of the gateway's answers the operations refer to, in the order of their statuses. */
+function gatewayResponses(paths: Record<string, Record<string, Json>>): Record<string, Json> {
+  const used = new Set(
+    JSON.stringify(paths)
+      .match(/#\/components\/responses\/\w+/g)
+      ?.map((ref) => ref.split('/').at(-1)),
+  );
+  const components: Record<string, Json> = {};
+  for (const status of [...GATEWAY_STATUSES].sort((a, b) => a - b)) {
+    const name = gatewayAnswer(status);
+    if (!used.has(name)) continue;
+    const headers = status === 401 ? [...GATEWAY_HEADERS, 'WWW-Authenticate'] : GATEWAY_HEADERS;
+    const codes = GATEWAY_CODES.filter((code) => ERROR_STATUS[code] === status);
+    components[name] = errorResponse(status, codes, headers, { own: GATEWAY_ANSWER_DOCS[status] });
+  }
+  return components;
+}
 
 const deployedServer = (stage: 'Production' | 'Staging', apiId: string) => ({
   url: 'https://{apiId}.execute-api.{region}.amazonaws.com/v1',
@@ -178,10 +228,7 @@ export function buildOpenApiDocument(overrides: DeprecationOverrides = {}, self?
       },
       schemas: componentSchemas(),
       headers: HEADERS,
-      responses: {
-        Unauthorized: errorResponse(401, ['UNAUTHORIZED'], [...GATEWAY_HEADERS, 'WWW-Authenticate']),
-        NotFound: errorResponse(404, ['NOT_FOUND'], GATEWAY_HEADERS),
-      },
+      responses: gatewayResponses(paths),
     },
   };
 }

@@ -7,6 +7,7 @@ import { CATEGORY_ALLOWANCE_DEFAULT, CATEGORY_CAP } from '../categories/schema.j
 import { withThousands } from '../format.js';
 import { RETRY_AFTER_CODES } from '../http/answers.js';
 import { ERROR_STATUS, type ErrorCode } from '../http/errors.js';
+import { GATEWAY_RESPONSES } from '../http/gateway-responses.js';
 import { CLAIM_LAPSES_AFTER_SECONDS } from '../http/idempotency-key.js';
 import { MAX_BODY_BYTES } from '../http/json-body.js';
 import { HEADERS, headerRefs } from './headers.js';
@@ -58,7 +59,7 @@ export const ERROR_DOCS: Record<ErrorCode, { description: string; example: strin
     example: 'GET /pets/{petId} was retired on Tue, 01 Jun 2027 00:00:00 GMT; see the Link header',
   },
   PAYLOAD_TOO_LARGE: {
-    description: `The body is over ${BODY_LIMIT}.`,
+    description: `The body is over ${BODY_LIMIT}: refused before the operation runs and before the key is checked, on any path and method (deployed, by the web ACL in front of API Gateway), and not counted against the plan.`,
     example: `The request body is too large; the limit is ${MAX_BODY_BYTES} bytes (${BODY_LIMIT})`,
   },
   UNSUPPORTED_MEDIA_TYPE: {
@@ -91,6 +92,22 @@ export const ERROR_DOCS: Record<ErrorCode, { description: string; example: strin
   },
 };
 
+/**
+ * The gateway's answer of a status for the whole API, where the words of its code do not describe it: alone on an
+ * operation only the gateway answers with the status, appended where the operation answers it too.
+ */
+export const GATEWAY_ANSWER_DOCS: Partial<Record<number, { description: string; example: string }>> = {
+  400: {
+    description:
+      'A malformed request (a request line that is not HTTP/1.1, headers over the limit, a body whose length is ambiguous) is answered 400 VALIDATION_FAILED before the operation runs and before the key is checked, on any path and method.',
+    example: GATEWAY_RESPONSES.DEFAULT_4XX.message,
+  },
+};
+
+/** Said of a route's own header (Deprecation, X-API-Stability, …) on a status the gateway answers too. */
+const NOT_FROM_GATEWAY =
+  'Not on the answer the gateway gives with this status for the whole API, before it knows the operation; on every answer of the operation itself.';
+
 /** What a client should do after any answer of a status, beyond what each code says. */
 const STATUS_ADVICE: Partial<Record<number, string>> = { 429: 'Wait for `Retry-After`, and back off exponentially.' };
 
@@ -101,11 +118,28 @@ export function byStatus(codes: readonly ErrorCode[]): [number, ErrorCode[]][] {
   return [...groups].sort(([a], [b]) => a - b);
 }
 
-export function errorResponse(status: number, codes: readonly ErrorCode[], headers: readonly string[]): Json {
+export interface ErrorResponseOptions {
+  /** Said of the status instead of its codes' descriptions, with this example message (the gateway's answers). */
+  own?: { description: string; example: string };
+  /** Appended to the codes' descriptions. */
+  note?: string;
+  /** Headers of `headers` that are not on every answer: those the gateway's answer with this status lacks. */
+  notAlways?: readonly string[];
+}
+
+export function errorResponse(
+  status: number,
+  codes: readonly ErrorCode[],
+  headers: readonly string[],
+  options: ErrorResponseOptions = {},
+): Json {
   const [first] = codes;
   if (!first) throw new Error(`No error codes for status ${status}`);
-  const explained =
-    codes.length === 1 ? [capitalised(ERROR_DOCS[first].description)] : codes.map((code) => `${code}: ${ERROR_DOCS[code].description}`);
+  const explained = options.own
+    ? [options.own.description]
+    : codes.length === 1
+      ? [capitalised(ERROR_DOCS[first].description)]
+      : codes.map((code) => `${code}: ${ERROR_DOCS[code].description}`);
   const advice = STATUS_ADVICE[status];
   // Required when every code of the status carries it; else sent with those that do (409 IDEMPOTENCY_IN_PROGRESS
   // beside CATEGORY_EXISTS).
@@ -122,16 +156,23 @@ export function errorResponse(status: number, codes: readonly ErrorCode[], heade
               description: `With ${withRetry.join(', ')}: ${HEADERS['Retry-After']?.description}`,
             },
           };
+  const notAlways = options.notAlways ?? [];
+  const sometimes = Object.fromEntries(
+    notAlways.map((name) => [
+      name,
+      { ...HEADERS[name], required: false, description: `${HEADERS[name]?.description} ${NOT_FROM_GATEWAY}` },
+    ]),
+  );
   return {
-    description: [...explained, ...(advice ? [advice] : [])].join(' '),
-    headers: { ...headerRefs(headers), ...retry },
+    description: [...explained, ...(options.note ? [options.note] : []), ...(advice ? [advice] : [])].join(' '),
+    headers: { ...headerRefs(headers.filter((name) => !notAlways.includes(name))), ...sometimes, ...retry },
     content: {
       'application/json': {
         schema: {
           allOf: [{ $ref: '#/components/schemas/Error' }],
           properties: { code: { enum: [...codes] }, status: { const: status } },
         },
-        example: { code: first, message: ERROR_DOCS[first].example, status },
+        example: { code: first, message: options.own?.example ?? ERROR_DOCS[first].example, status },
       },
     },
   };

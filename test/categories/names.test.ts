@@ -1,6 +1,7 @@
 /**
  * One name, one category, through the real Middy chain against DynamoDB Local: names are compared under
- * NFKC_Casefold and stored as sent (trimmed, NFC); invisible characters are refused naming the field.
+ * NFKC_Casefold and stored as sent (trimmed of Unicode white space, NFC); invisible characters are refused naming the
+ * field, the byte order mark at either end too.
  */
 import { describe, expect, it } from 'vitest';
 import { handler as create } from '../../functions/create-category.js';
@@ -39,6 +40,23 @@ describe('createCategory: names that look alike are one name', () => {
     expect((await listAll()).map((c) => c.name)).toContain('Große Hunde');
   });
 
+  it.each([
+    ['line separators U+2028', '\u2028Line Separated\u2028', 'Line Separated'],
+    ['paragraph separators U+2029', '\u2029Paragraph Separated\u2029', 'Paragraph Separated'],
+    ['no-break and ideographic spaces', '\u00a0\u3000Wide Spaced\u3000\u00a0', 'Wide Spaced'],
+  ])('trims Unicode white space at either end, %s included: 201 with the trimmed name', async (_what, name, stored) => {
+    const answer = await post(name);
+    expect(answer.status).toBe(201);
+    expect(answer.body).toMatchObject({ name: stored });
+    expect((await listAll()).map((c) => c.name)).toContain(stored);
+  });
+
+  it('stores a description as sent, white space and byte order marks at its ends included', async () => {
+    const description = '\ufeff Sent as is \u2028';
+    const answer = await invoke(create, jsonPost(JSON.stringify({ name: 'Described', description })));
+    expect(answer.body).toMatchObject({ name: 'Described', description });
+  });
+
   it('"Straße" and "STRASSE" at once: one 201 and one 409', async () => {
     const answers = await Promise.all([post('Weißwurst'), post('WEISSWURST'), post('weisswurst')]);
     expect(answers.map((a) => a.status).sort()).toEqual([201, 409, 409]);
@@ -58,6 +76,10 @@ describe('createCategory: invisible characters', () => {
     ['a right-to-left override', '\u202egoD', 'U+202E'],
     ['a zero-width joiner', 'Cat\u200dDog', 'U+200D'],
     ['a byte order mark', 'Fi\ufeffsh', 'U+FEFF'],
+    // Not white space (it is Cf), so not trimmed: refused at either end as in the middle.
+    ['a byte order mark at the start', '\ufeffBOM Fish', 'U+FEFF'],
+    ['a byte order mark at the end', 'BOM Fish\ufeff', 'U+FEFF'],
+    ['a byte order mark among white space at the start', ' \ufeff BOM Fish ', 'U+FEFF'],
     ['a soft hyphen', 'Hams\u00adter', 'U+00AD'],
     ['a variation selector', 'Heart\ufe0f', 'U+FE0F'],
     ['a Hangul filler', '\u3164', 'U+3164'],
@@ -73,6 +95,12 @@ describe('createCategory: invisible characters', () => {
       message: `"name" must not contain invisible characters such as zero-width spaces or bidirectional controls (found ${codePoint})`,
     });
     expect(await listAll()).toEqual(before);
+  });
+
+  it('refuses U+0085 at either end as a control character: Unicode White_Space, but not trimmed', async () => {
+    for (const name of ['\u0085Next Line', 'Next Line\u0085']) {
+      expect((await post(name)).body, JSON.stringify(name)).toMatchObject({ message: '"name" must not contain control characters' });
+    }
   });
 
   it('leaves every reservation and count as the creates say', async () => {

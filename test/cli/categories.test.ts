@@ -118,6 +118,7 @@ describe('categories rename', () => {
     const id = await createAs(alice, 'Strasse cats');
     expect(await cli('categories', 'rename', String(id), 'Straße Cats')).toMatchObject({ name: 'Straße Cats', changed: true });
     expect(await cli('categories', 'rename', String(id), 'Straße Cats')).toMatchObject({ changed: false });
+    expect(await cli('categories', 'rename', String(id), '\u2028Straße Cats\u2029')).toMatchObject({ name: 'Straße Cats', changed: false });
     expect((await categoryIntegrity(testDb, table)).problems).toEqual([]);
   });
 
@@ -125,6 +126,8 @@ describe('categories rename', () => {
     [['Fish'], /cannot rename category \d+: category \d+ already has the name "Fish"/],
     [['ＦＩＳＨ'], /already has the name "ＦＩＳＨ"/],
     [['Dog\u200b'], /"name" must not contain invisible characters such as zero-width spaces or bidirectional controls \(found U\+200B\)/],
+    [['\ufeffFish'], /"name" must not contain invisible characters such as zero-width spaces or bidirectional controls \(found U\+FEFF\)/],
+    [['Fish\ufeff'], /\(found U\+FEFF\)/],
     [['   '], /"name" must not be empty or only white space/],
     [['x'.repeat(101)], /"name" must be at most 100 characters/],
     [['Tab\there'], /"name" must not contain control characters/],

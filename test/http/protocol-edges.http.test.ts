@@ -5,7 +5,6 @@
  * shape. Every answer through `call` is also checked against openapi.json.
  */
 import { request as httpRequest } from 'node:http';
-import { connect } from 'node:net';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { handler as authorizer } from '../../functions/authorizer.js';
@@ -17,6 +16,7 @@ import { BEARER_CHALLENGE, INVALID_TOKEN_CHALLENGE } from '../../lib/http/gatewa
 import { sentHeaders } from '../support/answer.js';
 import { invoke, proxyEvent } from '../support/events.js';
 import { useGateway } from '../support/http.js';
+import { answerOfRaw, rawExchange } from '../support/raw-http.js';
 
 const { call, url, customer } = useGateway();
 
@@ -61,41 +61,6 @@ function rawRequest(
     req.on('error', reject);
     req.end();
   });
-}
-
-/** Bytes written straight to the gateway's socket, and everything it answers before closing. */
-function rawExchange(bytes: string): Promise<string> {
-  const { port } = new URL(url());
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), '127.0.0.1', () => socket.write(bytes));
-    let answer = '';
-    socket.setEncoding('latin1');
-    socket.on('data', (chunk) => {
-      answer += chunk;
-    });
-    socket.on('close', () => resolve(answer));
-    socket.on('error', reject);
-    socket.setTimeout(5_000, () => socket.destroy(new Error(`no answer to ${JSON.stringify(bytes.slice(0, 40))}`)));
-  });
-}
-
-function parsedRaw(raw: string): { status: number; headers: Map<string, string>; body: unknown } {
-  const [head = '', ...rest] = raw.split('\r\n\r\n');
-  const [statusLine = '', ...lines] = head.split('\r\n');
-  const headers = new Map(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
-  let body = rest.join('\r\n\r\n');
-  if (headers.get('transfer-encoding') === 'chunked') {
-    let decoded = '';
-    for (let at = 0; ; ) {
-      const end = body.indexOf('\r\n', at);
-      const size = Number.parseInt(body.slice(at, end), 16);
-      if (!size) break;
-      decoded += body.slice(end + 2, end + 2 + size);
-      at = end + 2 + size + 2;
-    }
-    body = decoded;
-  }
-  return { status: Number(statusLine.split(' ')[1]), headers, body: body ? JSON.parse(body) : undefined };
 }
 
 describe('nothing is stored that is not well-formed Unicode', () => {
@@ -174,9 +139,10 @@ describe('more than one Authorization header is 401, saying so', () => {
     }
     const { port } = new URL(url());
     const raw = await rawExchange(
+      url(),
       `GET /v1/categories HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: ${customer().authorization}\r\nauthorization: ${customer().authorization}\r\nConnection: close\r\n\r\n`,
     );
-    expect(parsedRaw(raw)).toMatchObject({ status: 401, body: { message: expect.stringMatching(/More than one Authorization header/) } });
+    expect(answerOfRaw(raw)).toMatchObject({ status: 401, body: { message: expect.stringMatching(/More than one Authorization header/) } });
   });
 
   it('by the authorizer, which sees multiValueHeaders', async () => {
@@ -294,7 +260,7 @@ describe("methods API Gateway has no operation for, and the local gateway's pars
       'VALIDATION_FAILED',
     ],
   ])('%s: %s in the Error shape with X-Request-Id', async (_, bytes, status, code) => {
-    const answer = parsedRaw(await rawExchange(bytes));
+    const answer = answerOfRaw(await rawExchange(url(), bytes));
     expect(answer.status).toBe(status);
     expect(answer.body).toEqual({ code, message: expect.any(String), status });
     expect(answer.headers.get('content-type')).toBe('application/json');

@@ -1,16 +1,25 @@
 /**
  * Versioning and stability over HTTP: the deprecated GET /pets/{petId} sends Deprecation, Sunset and Link on every
- * answer and 410 after its sunset; non-stable operations send X-API-Stability; all of it follows the route table.
+ * answer of its operation (not on those the gateway gives for the whole API) and 410 after its sunset; non-stable operations send X-API-Stability; all of it follows the route table.
  */
 import { afterEach, assert, describe, expect, it } from 'vitest';
 import { resetClock, setClock } from '../../lib/clock.js';
 import { config } from '../../lib/config.js';
 import { deprecationDates } from '../../lib/deprecation.js';
+import { MAX_BODY_BYTES } from '../../lib/http/json-body.js';
 import { getPetById, ROUTES, type Route } from '../../lib/routes.js';
 import { errorBody } from '../support/answer.js';
 import { type Answer, useGateway } from '../support/http.js';
+import { expectConformsToOpenApi } from '../support/openapi-conformance.js';
+import { answerOfRaw, rawExchange, requestText } from '../support/raw-http.js';
 
-const { call } = useGateway();
+const { call, url, customer } = useGateway();
+
+/** A GET written by hand, for what fetch will not send: a body on a GET, headers over the gateway's limit. */
+async function raw(path: string, headers: readonly string[], body = ''): Promise<Answer> {
+  const text = requestText('GET', `/v1${path}`, [`Authorization: ${customer().authorization}`, ...headers], body);
+  return answerOfRaw(await rawExchange(url(), text));
+}
 const { deprecatedAt, sunsetAt, docsUrl } = deprecationDates(getPetById.deprecation ?? assert.fail('getPetById is deprecated'), config());
 
 afterEach(() => resetClock());
@@ -55,6 +64,21 @@ describe('GET /v1/pets/{petId} (deprecated)', () => {
     setClock(() => sunsetAt.getTime() - 1_000);
     expectError(await call('/pets/1'), 501, 'NOT_IMPLEMENTED');
   });
+
+  it.each<[string, number, string, (path: string) => Promise<Answer>]>([
+    ['no key (401)', 401, 'UNAUTHORIZED', (path) => call(path, { key: null })],
+    ['a body over 16 KiB (413)', 413, 'PAYLOAD_TOO_LARGE', (path) => raw(path, [], 'x'.repeat(MAX_BODY_BYTES + 1))],
+    ['headers over the limit (400)', 400, 'VALIDATION_FAILED', (path) => raw(path, [`X-Big: ${'a'.repeat(20_000)}`])],
+  ])(
+    'the gateway answers %s for the whole API before it knows the operation: without the deprecation headers, as documented',
+    async (_, status, code, send) => {
+      const answer = await send('/pets/7');
+      expectError(answer, status, code);
+      expect(answer.headers.get('x-ratelimit-limit'), 'no function ran').toBe('0');
+      for (const name of ['deprecation', 'sunset', 'link']) expect(answer.headers.get(name), name).toBeNull();
+      await expectConformsToOpenApi('GET', '/pets/7', answer);
+    },
+  );
 
   it('the Sunset header is an HTTP-date no earlier than the Deprecation date', async () => {
     const answer = await call('/pets/7');

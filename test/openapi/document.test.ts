@@ -8,6 +8,7 @@ import * as v from 'valibot';
 import { assert, describe, expect, it } from 'vitest';
 import { GATEWAY_HEADERS } from '../../lib/http/answers.js';
 import { ERROR_STATUS } from '../../lib/http/errors.js';
+import { GATEWAY_RESPONSES, WEB_ACL_RESPONSES } from '../../lib/http/gateway-responses.js';
 import { committedDocumentText } from '../../lib/openapi/committed.js';
 import { API_VERSION, buildOpenApiDocument } from '../../lib/openapi/document.js';
 import { createCategory, listCategories, ROUTES, type Route } from '../../lib/routes.js';
@@ -17,6 +18,7 @@ import { OPENAPI_PATH, openApiProblems } from '../support/openapi-conformance.js
 const RefSchema = v.strictObject({ $ref: v.string() });
 /** A response, as far as these tests read it (loose: what else it holds is the validator's business). */
 const ResponseSchema = v.looseObject({
+  description: v.optional(v.string()),
   headers: v.record(v.string(), v.looseObject({ $ref: v.optional(v.string()), required: v.optional(v.boolean()) })),
   content: v.optional(v.record(v.string(), v.looseObject({ schema: v.optional(v.unknown()) }))),
 });
@@ -69,6 +71,12 @@ function resolved(response: Response | v.InferOutput<typeof RefSchema>): Respons
   assert.isDefined(target, `${response.$ref} is in components.responses`);
   return target;
 }
+/**
+ * What API Gateway and WAF answer for the whole API, from the tables the stack and the local gateway answer from:
+ * every operation can get each of these, whatever the document's generator thinks the operation does.
+ */
+const GATEWAY_WIDE = [...Object.values(GATEWAY_RESPONSES), ...Object.values(WEB_ACL_RESPONSES)];
+
 function routeOf(found: (route: Route) => boolean): Route {
   const route = ROUTES.find(found);
   assert.isDefined(route);
@@ -171,8 +179,9 @@ describe('openapi.json', () => {
       for (const [status, reference] of Object.entries(op.responses)) {
         const response = resolved(reference);
         expect(Object.keys(response.headers), status).toEqual(expect.arrayContaining([...GATEWAY_HEADERS]));
-        // The gateway answers 401 and 404 before the operation runs: no customer, no route-specific headers there.
-        const fromOperation = status !== '401' && status !== '404';
+        // A component is an answer of the gateway's, given before the operation runs: no customer, no route-specific
+        // headers there.
+        const fromOperation = !v.is(RefSchema, reference);
         if (fromOperation) expect(Object.keys(response.headers), status).toEqual(expect.arrayContaining(['RateLimit-Policy', 'RateLimit']));
         if (route.deprecation && fromOperation)
           expect(Object.keys(response.headers), status).toEqual(expect.arrayContaining(['Deprecation', 'Sunset', 'Link']));
@@ -181,6 +190,25 @@ describe('openapi.json', () => {
         expect(response.content?.['application/json'], status).toBeDefined();
       }
     });
+
+    it.each(GATEWAY_WIDE.map((spec) => [spec.status, spec.code, spec] as const))(
+      'declares the gateway’s %i %s, answered for the whole API before the operation runs, without the route’s own headers',
+      (status, code) => {
+        const reference = operation(route).responses[status];
+        assert.isDefined(reference, `${route.operationId} declares ${status}`);
+        const response = resolved(reference);
+        expect(response.content?.['application/json']?.schema).toMatchObject({
+          allOf: [{ $ref: '#/components/schemas/Error' }],
+          properties: { code: { enum: expect.arrayContaining([code]) }, status: { const: status } },
+        });
+        expect(Object.keys(response.headers)).toEqual(expect.arrayContaining([...GATEWAY_HEADERS]));
+        for (const name of ['X-API-Stability', 'Deprecation', 'Sunset', 'Link']) {
+          const header = response.headers[name];
+          if (header) expect(header, `${name} on ${status}`).toMatchObject({ required: false });
+        }
+        if (status === 400 || status === 413) expect(response.description).toMatch(/before the operation runs.*on any path and method/);
+      },
+    );
 
     it('takes a NewCategory body exactly when the route has one', () => {
       const body = operation(route).requestBody;
@@ -192,8 +220,9 @@ describe('openapi.json', () => {
   it('documents the statuses of createCategory, getPetById and listStoreOrders from the contract', () => {
     const statuses = (id: string) => Object.keys(operation(routeOf((r) => r.operationId === id)).responses);
     expect(statuses('createCategory')).toEqual(['201', '400', '401', '404', '409', '413', '415', '422', '429', '500', '503']);
-    expect(statuses('getPetById')).toEqual(['400', '401', '404', '410', '429', '500', '501', '503']);
-    expect(statuses('listStoreOrders')).toEqual(['401', '404', '429', '500', '501', '503']);
+    expect(statuses('getPetById')).toEqual(['400', '401', '404', '410', '413', '429', '500', '501', '503']);
+    expect(statuses('listStoreOrders')).toEqual(['400', '401', '404', '413', '429', '500', '501', '503']);
+    expect(statuses('listCategories')).toEqual(['200', '400', '401', '404', '413', '429', '500', '503']);
   });
 
   it('declares the Idempotency-Key header of createCategory, its codes and the replay header', () => {
