@@ -301,4 +301,52 @@ describe("methods API Gateway has no operation for, and the local gateway's pars
     expect(answer.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
   });
+
+  it.each<[string, string, RegExp]>([
+    [
+      'Content-Length, then Transfer-Encoding',
+      'POST /v1/categories HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+      /send either Content-Length or Transfer-Encoding: chunked, not both$/,
+    ],
+    [
+      'Transfer-Encoding, then Content-Length',
+      'POST /v1/categories HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n',
+      /send either Content-Length or Transfer-Encoding: chunked, not both$/,
+    ],
+    [
+      'a negative Content-Length',
+      'POST /v1/categories HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n',
+      /^The Content-Length header is not valid/,
+    ],
+    [
+      'a Content-Length that is no number',
+      'POST /v1/categories HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n',
+      /^The Content-Length header is not valid/,
+    ],
+    [
+      'two Content-Length headers',
+      'POST /v1/categories HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\nab',
+      /^The Content-Length header is not valid/,
+    ],
+    [
+      'Transfer-Encoding: gzip alone',
+      'POST /v1/categories HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n',
+      /^The Transfer-Encoding is not supported/,
+    ],
+    [
+      'chunked before another coding',
+      'POST /v1/categories HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, gzip\r\n\r\n0\r\n\r\n',
+      /^The Transfer-Encoding is not supported/,
+    ],
+    [
+      'a chunk size that is no hexadecimal number',
+      'POST /v1/categories HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n\r\n',
+      /^The chunked request body is malformed/,
+    ],
+  ])('a body length refused for %s: 400 VALIDATION_FAILED saying what is wrong with it', async (_, bytes, message) => {
+    const answer = parsedRaw(await rawExchange(bytes));
+    expect(answer.status).toBe(400);
+    expect(answer.body).toEqual({ code: 'VALIDATION_FAILED', message: expect.stringMatching(message), status: 400 });
+    expect(answer.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
 });
