@@ -5,9 +5,10 @@
  * is one of BINARY_MEDIA_TYPES, as deployed), runs the authorizer and then the same handler modules Lambda runs (in
  * its own process, or as several warm instances of each function: instances.ts),
  * unless the event is over Lambda's invoke payload limit (payload-limits.ts), and answers gateway-level refusals
- * from GATEWAY_RESPONSES, requests Node's parser refuses included. One gateway serves one environment, whose
- * configuration is its process's. WAF's rate rule (requests without a key, per address) is not modelled: it is an
- * approximate count over 5 minutes that would make local runs depend on their own history.
+ * from GATEWAY_RESPONSES, requests Node's parser refuses and requests without exactly one Host header included. One
+ * gateway serves one environment, whose configuration is its process's. WAF's rate rule (requests without a key, per
+ * address) is not modelled: it is an approximate count over 5 minutes that would make local runs depend on their own
+ * history.
  *
  * Methods: a REST API answers a method its resource does not define (HEAD and OPTIONS too: there are no such
  * methods and no CORS preflight here) with the Missing Authentication Token response, which is our 404. A
@@ -85,6 +86,20 @@ function writeResult(res: ServerResponse, result: APIGatewayProxyResult, request
   res.end(body);
 }
 
+/**
+ * RFC 9112, 3.2: a server answers 400 to an HTTP/1.1 request without a Host header, and to any request with more
+ * than one. Node's own check (`requireHostHeader`) writes a bare 400 without going through clientError, so the
+ * gateway turns it off and makes the check itself, answering in the Error shape.
+ */
+function hostRefusal(req: IncomingMessage): string | undefined {
+  const hosts = headerPairs(req).filter(([name]) => name.toLowerCase() === 'host').length;
+  if (hosts > 1) return 'More than one Host header was sent: send exactly one';
+  if (hosts === 0 && req.httpVersionMajor === 1 && req.httpVersionMinor === 1) {
+    return 'The Host header is missing: an HTTP/1.1 request must send exactly one';
+  }
+  return undefined;
+}
+
 export async function handleRequest(
   req: IncomingMessage,
   res: ServerResponse,
@@ -92,6 +107,12 @@ export async function handleRequest(
   functions: LocalFunctions = inProcess,
 ): Promise<void> {
   const requestId = randomUUID();
+  const hostProblem = hostRefusal(req);
+  if (hostProblem) {
+    // As for the requests Node's parser refuses: the connection closes, the rest of the stream unread.
+    res.shouldKeepAlive = false;
+    return sendGatewayResponse(res, 'DEFAULT_4XX', requestId, hostProblem);
+  }
   const url = new URL(req.url ?? '/', 'http://localhost');
   const extra = options.extraRoutes?.[url.pathname];
   if (extra && req.method === 'GET') return extra(req, res);
@@ -204,7 +225,7 @@ function answerClientError(error: Error & ParseError, socket: Socket): void {
 export async function startGateway(port: number, options: GatewayOptions = {}, host = '127.0.0.1'): Promise<Gateway> {
   const functions = (options.instances ?? 1) > 1 ? workerInstances(options.instances ?? 1) : inProcess;
   if (options.preload) await functions.preload();
-  const server = createServer((req, res) => {
+  const server = createServer({ requireHostHeader: false }, (req, res) => {
     handleRequest(req, res, options, functions).catch((error) => {
       log.error('gateway failure', { error });
       if (!res.headersSent) sendGatewayResponse(res, 'DEFAULT_5XX', randomUUID());

@@ -303,6 +303,31 @@ describe("methods API Gateway has no operation for, and the local gateway's pars
   });
 
   it.each<[string, string, RegExp]>([
+    ['no Host header', 'GET /v1/categories HTTP/1.1\r\nAuthorization: Bearer x\r\n\r\n', /^The Host header is missing/],
+    ['no Host header, on a path outside the stage', 'GET /docs HTTP/1.1\r\n\r\n', /^The Host header is missing/],
+    [
+      'two Host headers',
+      'GET /v1/categories HTTP/1.1\r\nHost: a\r\nhost: b\r\nAuthorization: Bearer x\r\n\r\n',
+      /^More than one Host header was sent/,
+    ],
+    ['two Host headers on HTTP/1.0', 'GET /v1/categories HTTP/1.0\r\nHost: a\r\nHost: a\r\n\r\n', /^More than one Host header was sent/],
+  ])('%s: 400 VALIDATION_FAILED in the Error shape, and the connection closed (RFC 9112, 3.2)', async (_, bytes, message) => {
+    const answer = parsedRaw(await rawExchange(bytes));
+    expect(answer.status).toBe(400);
+    expect(answer.body).toEqual({ code: 'VALIDATION_FAILED', message: expect.stringMatching(message), status: 400 });
+    expect(answer.headers.get('content-type')).toBe('application/json');
+    expect(answer.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(answer.headers.get('cache-control')).toBe('no-store');
+    expect(answer.headers.get('connection')).toBe('close');
+  });
+
+  it('an HTTP/1.0 request may leave Host out, and is routed', async () => {
+    const answer = parsedRaw(await rawExchange(`GET /v1/categories HTTP/1.0\r\nAuthorization: ${customer().authorization}\r\n\r\n`));
+    expect(answer.status).toBe(200);
+  });
+
+  it.each<[string, string, RegExp]>([
     [
       'Content-Length, then Transfer-Encoding',
       'POST /v1/categories HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
