@@ -21,7 +21,7 @@ import type { Socket } from 'node:net';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { isBinaryMediaType } from '../../lib/http/binary-media-types.js';
 import type { GatewayResponseType } from '../../lib/http/gateway-responses.js';
-import { log } from '../../lib/log.js';
+import { gatewayLog } from '../../lib/log.js';
 import { API_STAGE_NAME } from '../../lib/stacks.js';
 import { authorize } from './authorizer.js';
 import { proxyEvent } from './events.js';
@@ -103,10 +103,10 @@ function hostRefusal(req: IncomingMessage): string | undefined {
 export async function handleRequest(
   req: IncomingMessage,
   res: ServerResponse,
+  requestId: string,
   options: GatewayOptions = {},
   functions: LocalFunctions = inProcess,
 ): Promise<void> {
-  const requestId = randomUUID();
   const hostProblem = hostRefusal(req);
   if (hostProblem) {
     // As for the requests Node's parser refuses: the connection closes, the rest of the stream unread.
@@ -150,7 +150,7 @@ export async function handleRequest(
   event.requestContext.authorizer = auth.context;
   // Lambda refuses the invocation and API Gateway answers 500; the function never runs.
   if (overLambdaInvokeLimit(event)) {
-    log.error('Lambda refused the invocation: the event is over its invoke payload limit', {
+    gatewayLog.error('Lambda refused the invocation: the event is over its invoke payload limit', {
       requestId,
       operationId: match.route.operationId,
     });
@@ -163,7 +163,7 @@ export async function handleRequest(
     writeResult(res, result, requestId);
   } catch (error) {
     // API Gateway answers a crashed or malformed integration with its default 5XX response.
-    log.error('integration failed', { requestId, operationId: match.route.operationId, error });
+    gatewayLog.error('integration failed', { requestId, operationId: match.route.operationId, error });
     sendGatewayResponse(res, 'DEFAULT_5XX', requestId);
   }
 }
@@ -211,6 +211,18 @@ function parserRefusal(error: ParseError): { type: GatewayResponseType; message?
   }
 }
 
+/** Each connection's latest request and its id. */
+const latestRequest = new WeakMap<Socket, { req: IncomingMessage; requestId: string }>();
+
+/**
+ * The id of the request a parser error on this connection belongs to: the request whose body is being read (whose
+ * handler then fails too, and logs it), else a new one, the error being in a request of its own.
+ */
+function refusedRequestId(socket: Socket): string {
+  const latest = latestRequest.get(socket);
+  return latest && !latest.req.complete ? latest.requestId : randomUUID();
+}
+
 /** Node's clientError: answer in the Error shape where the socket can still be written to, then close it. */
 function answerClientError(error: Error & ParseError, socket: Socket): void {
   const timedOut = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' || error.code === 'HPE_HEADERS_TIMEOUT';
@@ -219,16 +231,18 @@ function answerClientError(error: Error & ParseError, socket: Socket): void {
     return;
   }
   const { type, message } = parserRefusal(error);
-  socket.end(rawGatewayResponse(type, randomUUID(), message));
+  socket.end(rawGatewayResponse(type, refusedRequestId(socket), message));
 }
 
 export async function startGateway(port: number, options: GatewayOptions = {}, host = '127.0.0.1'): Promise<Gateway> {
   const functions = (options.instances ?? 1) > 1 ? workerInstances(options.instances ?? 1) : inProcess;
   if (options.preload) await functions.preload();
   const server = createServer({ requireHostHeader: false }, (req, res) => {
-    handleRequest(req, res, options, functions).catch((error) => {
-      log.error('gateway failure', { error });
-      if (!res.headersSent) sendGatewayResponse(res, 'DEFAULT_5XX', randomUUID());
+    const requestId = randomUUID();
+    latestRequest.set(req.socket, { req, requestId });
+    handleRequest(req, res, requestId, options, functions).catch((error) => {
+      gatewayLog.error('gateway failure', { requestId, error });
+      if (!res.headersSent) sendGatewayResponse(res, 'DEFAULT_5XX', requestId);
       else res.destroy();
     });
   });

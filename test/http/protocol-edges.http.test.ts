@@ -7,7 +7,7 @@
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import * as v from 'valibot';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { handler as authorizer } from '../../functions/authorizer.js';
 import { handler as create } from '../../functions/create-category.js';
 import { handler as listStoreOrders } from '../../functions/list-store-orders.js';
@@ -17,6 +17,7 @@ import { BEARER_CHALLENGE, INVALID_TOKEN_CHALLENGE } from '../../lib/http/gatewa
 import { sentHeaders } from '../support/answer.js';
 import { invoke, proxyEvent } from '../support/events.js';
 import { useGateway } from '../support/http.js';
+import { captureLogs } from '../support/logs.js';
 
 const { call, url, customer } = useGateway();
 
@@ -373,5 +374,52 @@ describe("methods API Gateway has no operation for, and the local gateway's pars
     expect(answer.status).toBe(400);
     expect(answer.body).toEqual({ code: 'VALIDATION_FAILED', message: expect.stringMatching(message), status: 400 });
     expect(answer.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+/** Sends a POST's headers with Expect: 100-continue and part of its body, then drops the connection once the gateway has taken the request. */
+function abortedUpload(): Promise<void> {
+  const { port } = new URL(url());
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1', () =>
+      socket.write('POST /v1/categories HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 10\r\n\r\n'),
+    );
+    socket.once('data', () => {
+      socket.write('{"na');
+      socket.destroy();
+    });
+    socket.on('close', () => resolve());
+    socket.on('error', reject);
+  });
+}
+
+describe("the local gateway's own log lines", () => {
+  const LogLine = v.looseObject({ message: v.string(), requestId: v.optional(v.string()) });
+
+  it("carry the failing request's id, never the previous request's: a body the parser refuses, an aborted upload", async () => {
+    const logs = captureLogs();
+    const failures = () =>
+      logs.lines.map((line) => v.parse(LogLine, JSON.parse(line))).filter((line) => line.message === 'gateway failure');
+    try {
+      const previous = await call('/categories');
+      expect(previous.status).toBe(200);
+      const previousId = previous.headers.get('x-request-id') ?? '';
+      const refused = parsedRaw(
+        await rawExchange('POST /v1/categories HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n\r\n'),
+      );
+      expect(refused.status).toBe(400);
+      // The id the client was answered with, on the line of the request it belongs to.
+      await vi.waitFor(() => expect(failures().map((line) => line.requestId)).toContain(refused.headers.get('x-request-id')));
+      const before = failures().length;
+      await abortedUpload();
+      await vi.waitFor(() => expect(failures().length).toBeGreaterThan(before));
+      for (const line of failures()) {
+        expect(line.requestId).toMatch(/^[0-9a-f-]{36}$/);
+        expect(line).not.toHaveProperty('function_request_id');
+        expect(JSON.stringify(line)).not.toContain(previousId);
+      }
+    } finally {
+      logs.stop();
+    }
   });
 });
