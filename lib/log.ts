@@ -12,6 +12,9 @@
  * operation) never builds it, which takes about 1.7 ms off a function's cold start. `logContext()` keeps the
  * invocation's context until then, so the first line carries it as every later one does, and `cold_start` is true
  * only on the process's first invocation, whichever invocation builds the Logger.
+ *
+ * The local gateway, which runs the functions in its own process, writes its own lines through `gatewayLog`: a
+ * Logger of their own that never takes an invocation's context.
  */
 import { getServiceName } from '@aws-lambda-powertools/commons/utils/env';
 import type { LogItem } from '@aws-lambda-powertools/logger';
@@ -66,10 +69,14 @@ let built: { logger: ApiLogger; context: middy.MiddlewareObj } | undefined;
 let latest: middy.Request | undefined;
 let invocations = 0;
 
+function newLogger(): ApiLogger {
+  return new ApiLogger({ serviceName: getServiceName() || 'petstore-local', jsonReplacerFn: redact });
+}
+
 /** The process's Logger, built on first use with the latest invocation's context. */
 function logger(): ApiLogger {
   if (!built) {
-    const created = new ApiLogger({ serviceName: getServiceName() || 'petstore-local', jsonReplacerFn: redact });
+    const created = newLogger();
     // Built during a later invocation than the process's first, that invocation is not the cold start.
     if (invocations > 1) created.markWarm();
     built = { logger: created, context: injectLambdaContext(created) };
@@ -78,17 +85,47 @@ function logger(): ApiLogger {
   return built.logger;
 }
 
+/** The local gateway's Logger (`gatewayLog`), once built; it never takes an invocation's context. */
+let gateway: ApiLogger | undefined;
+
+function gatewayLogger(): ApiLogger {
+  if (!gateway) {
+    gateway = newLogger();
+    if (built) gateway.setLogLevel(built.logger.getLevelName());
+  }
+  return gateway;
+}
+
+function facade(get: () => ApiLogger) {
+  return {
+    debug: (input: LogItemMessage, ...extra: LogItemExtraInput) => get().debug(input, ...extra),
+    info: (input: LogItemMessage, ...extra: LogItemExtraInput) => get().info(input, ...extra),
+    warn: (input: LogItemMessage, ...extra: LogItemExtraInput) => get().warn(input, ...extra),
+    error: (input: LogItemMessage, ...extra: LogItemExtraInput) => get().error(input, ...extra),
+  };
+}
+
 /**
  * The facade every module logs through: `log.info(message, fields)`. On Lambda the service name comes from
  * POWERTOOLS_SERVICE_NAME (set by the CDK function); the local gateway and tests have none.
  */
 export const log = {
-  debug: (input: LogItemMessage, ...extra: LogItemExtraInput) => logger().debug(input, ...extra),
-  info: (input: LogItemMessage, ...extra: LogItemExtraInput) => logger().info(input, ...extra),
-  warn: (input: LogItemMessage, ...extra: LogItemExtraInput) => logger().warn(input, ...extra),
-  error: (input: LogItemMessage, ...extra: LogItemExtraInput) => logger().error(input, ...extra),
-  setLogLevel: (level: LogLevel) => logger().setLogLevel(level),
+  ...facade(logger),
+  setLogLevel: (level: LogLevel) => {
+    logger().setLogLevel(level);
+    gateway?.setLogLevel(level);
+  },
 };
+
+/**
+ * The local gateway's own lines (infra/local), which it writes outside any invocation. The gateway runs the functions
+ * in its process, and the process's Logger keeps the latest invocation's context (request id, function name) until
+ * the next invocation replaces it: on Lambda every line is written during the invocation it names, but a line the
+ * gateway wrote through it would carry whichever request ran last. So these lines go through a Logger of their own,
+ * with the same sink, redaction and level, that never takes an invocation's context; each names its request in a
+ * `requestId` field.
+ */
+export const gatewayLog = /* @__PURE__ */ facade(gatewayLogger);
 
 /**
  * Middy middleware: puts the invocation's Lambda context (request id, cold start, …) on every line it logs, through

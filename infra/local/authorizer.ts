@@ -9,7 +9,7 @@ import * as v from 'valibot';
 import { localConfig } from '../../lib/config.js';
 import { FUNCTION_SETTINGS } from '../../lib/function-settings.js';
 import type { GatewayResponseType } from '../../lib/http/gateway-responses.js';
-import { log } from '../../lib/log.js';
+import { gatewayLog } from '../../lib/log.js';
 import { authorizerEvent } from './events.js';
 
 export type AuthorizerHandler = (event: APIGatewayRequestAuthorizerEvent, context: unknown) => Promise<unknown>;
@@ -152,7 +152,7 @@ export async function authorize(event: APIGatewayProxyEvent): Promise<AuthOutcom
   } catch (error) {
     const failure = error instanceof AuthorizerInvocationError ? error : undefined;
     if (failure?.response === 'UNAUTHORIZED') return { allowed: false, response: 'UNAUTHORIZED' };
-    log.error('authorizer failed', {
+    gatewayLog.error('authorizer failed', {
       requestId: event.requestContext.requestId,
       reason: failure?.reason,
       error: failure ? failure.cause : error,

@@ -5,9 +5,10 @@
  * is one of BINARY_MEDIA_TYPES, as deployed), runs the authorizer and then the same handler modules Lambda runs (in
  * its own process, or as several warm instances of each function: instances.ts),
  * unless the event is over Lambda's invoke payload limit (payload-limits.ts), and answers gateway-level refusals
- * from GATEWAY_RESPONSES, requests Node's parser refuses included. One gateway serves one environment, whose
- * configuration is its process's. WAF's rate rule (requests without a key, per address) is not modelled: it is an
- * approximate count over 5 minutes that would make local runs depend on their own history.
+ * from GATEWAY_RESPONSES, requests Node's parser refuses and requests without exactly one Host header included
+ * (malformed-requests.ts). One gateway serves one environment, whose configuration is its process's. WAF's rate
+ * rule (requests without a key, per address) is not modelled: it is an approximate count over 5 minutes that would
+ * make local runs depend on their own history.
  *
  * Methods: a REST API answers a method its resource does not define (HEAD and OPTIONS too: there are no such
  * methods and no CORS preflight here) with the Missing Authentication Token response, which is our 404. A
@@ -16,16 +17,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { isBinaryMediaType } from '../../lib/http/binary-media-types.js';
-import type { GatewayResponseType } from '../../lib/http/gateway-responses.js';
-import { log } from '../../lib/log.js';
+import { gatewayLog } from '../../lib/log.js';
 import { API_STAGE_NAME } from '../../lib/stacks.js';
 import { authorize } from './authorizer.js';
 import { proxyEvent } from './events.js';
-import { rawGatewayResponse, sendGatewayResponse } from './gateway-answers.js';
+import { sendGatewayResponse } from './gateway-answers.js';
 import { inProcess, type LocalFunctions, workerInstances } from './instances.js';
+import { answerClientError, hostRefusal, rememberRequest } from './malformed-requests.js';
 import { API_GATEWAY_MAX_BODY_BYTES, overLambdaInvokeLimit, refusedByWebAcl } from './payload-limits.js';
 import { matchRoute } from './route-match.js';
 
@@ -88,10 +88,16 @@ function writeResult(res: ServerResponse, result: APIGatewayProxyResult, request
 export async function handleRequest(
   req: IncomingMessage,
   res: ServerResponse,
+  requestId: string,
   options: GatewayOptions = {},
   functions: LocalFunctions = inProcess,
 ): Promise<void> {
-  const requestId = randomUUID();
+  const hostProblem = hostRefusal(req);
+  if (hostProblem) {
+    // As for the requests Node's parser refuses: the connection closes, the rest of the stream unread.
+    res.shouldKeepAlive = false;
+    return sendGatewayResponse(res, 'DEFAULT_4XX', requestId, hostProblem);
+  }
   const url = new URL(req.url ?? '/', 'http://localhost');
   const extra = options.extraRoutes?.[url.pathname];
   if (extra && req.method === 'GET') return extra(req, res);
@@ -129,7 +135,7 @@ export async function handleRequest(
   event.requestContext.authorizer = auth.context;
   // Lambda refuses the invocation and API Gateway answers 500; the function never runs.
   if (overLambdaInvokeLimit(event)) {
-    log.error('Lambda refused the invocation: the event is over its invoke payload limit', {
+    gatewayLog.error('Lambda refused the invocation: the event is over its invoke payload limit', {
       requestId,
       operationId: match.route.operationId,
     });
@@ -142,59 +148,20 @@ export async function handleRequest(
     writeResult(res, result, requestId);
   } catch (error) {
     // API Gateway answers a crashed or malformed integration with its default 5XX response.
-    log.error('integration failed', { requestId, operationId: match.route.operationId, error });
+    gatewayLog.error('integration failed', { requestId, operationId: match.route.operationId, error });
     sendGatewayResponse(res, 'DEFAULT_5XX', requestId);
   }
-}
-
-/** A well-formed request line: method token, target, version. */
-const REQUEST_LINE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ [^\s]+ HTTP\/1\.[01]\r?$/;
-
-/**
- * What the gateway answers a request Node's HTTP parser refused (llhttp's error codes): a well-formed request line
- * with a method Node does not know is no operation (404, as API Gateway answers a method no resource has); anything
- * else is a malformed request (400).
- */
-function parserRefusal(code: string | undefined, rawPacket: Buffer | undefined): { type: GatewayResponseType; message?: string } {
-  switch (code) {
-    case 'HPE_INVALID_METHOD': {
-      const line = rawPacket?.toString('latin1').split('\n', 1)[0] ?? '';
-      return REQUEST_LINE.test(line) ? { type: 'MISSING_AUTHENTICATION_TOKEN' } : parserRefusal(undefined, undefined);
-    }
-    case 'HPE_HEADER_OVERFLOW':
-      return { type: 'DEFAULT_4XX', message: 'The request headers are too large: send fewer or shorter headers' };
-    case 'HPE_UNEXPECTED_CONTENT_LENGTH':
-    case 'HPE_INVALID_CONTENT_LENGTH':
-    case 'HPE_INVALID_TRANSFER_ENCODING':
-    case 'HPE_INVALID_CHUNK_SIZE':
-      return {
-        type: 'DEFAULT_4XX',
-        message:
-          'The length of the request body is ambiguous or invalid: send either Content-Length or Transfer-Encoding: chunked, not both',
-      };
-    default:
-      return { type: 'DEFAULT_4XX', message: 'The request is not valid HTTP/1.1: check the request line and the headers' };
-  }
-}
-
-/** Node's clientError: answer in the Error shape where the socket can still be written to, then close it. */
-function answerClientError(error: Error & { code?: string; rawPacket?: Buffer }, socket: Socket): void {
-  const timedOut = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' || error.code === 'HPE_HEADERS_TIMEOUT';
-  if (error.code === 'ECONNRESET' || timedOut || !socket.writable) {
-    socket.destroy();
-    return;
-  }
-  const { type, message } = parserRefusal(error.code, error.rawPacket);
-  socket.end(rawGatewayResponse(type, randomUUID(), message));
 }
 
 export async function startGateway(port: number, options: GatewayOptions = {}, host = '127.0.0.1'): Promise<Gateway> {
   const functions = (options.instances ?? 1) > 1 ? workerInstances(options.instances ?? 1) : inProcess;
   if (options.preload) await functions.preload();
-  const server = createServer((req, res) => {
-    handleRequest(req, res, options, functions).catch((error) => {
-      log.error('gateway failure', { error });
-      if (!res.headersSent) sendGatewayResponse(res, 'DEFAULT_5XX', randomUUID());
+  const server = createServer({ requireHostHeader: false }, (req, res) => {
+    const requestId = randomUUID();
+    rememberRequest(req, requestId);
+    handleRequest(req, res, requestId, options, functions).catch((error) => {
+      gatewayLog.error('gateway failure', { requestId, error });
+      if (!res.headersSent) sendGatewayResponse(res, 'DEFAULT_5XX', requestId);
       else res.destroy();
     });
   });

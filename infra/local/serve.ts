@@ -3,7 +3,7 @@
  * configuration (STAGE, table names) in process.env. Started by infra/local/start.ts; tells it when it listens.
  */
 import { localConfig } from '../../lib/config.js';
-import { log } from '../../lib/log.js';
+import { gatewayLog } from '../../lib/log.js';
 import { docsRoutes } from './docs.js';
 import { startGateway } from './gateway.js';
 
@@ -16,7 +16,7 @@ try {
   process.on('SIGINT', stop);
   process.on('disconnect', stop);
 } catch (error) {
-  log.error('gateway failed to start', { error });
+  gatewayLog.error('gateway failed to start', { error });
   process.send?.({ ready: false, message: error instanceof Error ? error.message : String(error) });
   process.exit(1);
 }

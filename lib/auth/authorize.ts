@@ -17,6 +17,7 @@ export type Refusal =
   | 'missing'
   | 'repeated'
   | 'scheme'
+  | 'extra-text'
   | 'malformed'
   | 'checksum'
   | 'other-environment'
@@ -31,6 +32,8 @@ const MESSAGES: Record<Refusal, (stage: Stage, detail?: string) => string> = {
   missing: () => 'The Authorization header is missing: send Authorization: Bearer <API key>',
   repeated: () => REPEATED_AUTHORIZATION_MESSAGE,
   scheme: () => 'The Authorization header must use the Bearer scheme: Authorization: Bearer <API key>',
+  'extra-text': () =>
+    'The Authorization header must hold exactly one API key after Bearer, and nothing else: Authorization: Bearer <API key>',
   malformed: (stage) => `The API key is malformed: a ${stage} key is ${KEY_PREFIX[stage]} followed by 36 letters and digits`,
   checksum: () => 'The API key is not valid (its checksum does not match): check that it was copied whole',
   'other-environment': (stage) =>
@@ -44,8 +47,6 @@ const MESSAGES: Record<Refusal, (stage: Stage, detail?: string) => string> = {
 
 export type Decision = { allow: true; context: AuthContext } | { allow: false; refusal: Refusal; message: string };
 
-const BEARER = /^\s*(\S+)(?:\s+(\S*))?\s*$/;
-
 export function refuse(refusal: Refusal, stage: Stage, detail?: string): Decision {
   return { allow: false, refusal, message: MESSAGES[refusal](stage, detail) };
 }
@@ -56,9 +57,10 @@ export function refuse(refusal: Refusal, stage: Stage, detail?: string): Decisio
  */
 export async function decide(authorization: string | undefined, stage: Stage, store: AuthReader, now = nowMs()): Promise<Decision> {
   if (!authorization?.trim()) return refuse('missing', stage);
-  const match = BEARER.exec(authorization);
-  if (match?.[1]?.toLowerCase() !== 'bearer') return refuse('scheme', stage);
-  const key = match[2] ?? '';
+  // The scheme, then the credentials: one key, nothing after it (a second value joined into the header included).
+  const [scheme = '', key = '', ...extra] = authorization.trim().split(/\s+/);
+  if (scheme.toLowerCase() !== 'bearer') return refuse('scheme', stage);
+  if (extra.length > 0) return refuse('extra-text', stage);
   const check = checkKey(key);
   if (!check.ok) return refuse(check.reason === 'checksum' ? 'checksum' : 'malformed', stage);
   if (check.stage !== stage) return refuse('other-environment', stage);

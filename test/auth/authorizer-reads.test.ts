@@ -42,10 +42,11 @@ describe('authorizer: expired keys', () => {
 });
 
 describe('authorizer: no DynamoDB read for what the key itself gives away', () => {
-  it('refuses a bad scheme, a malformed key, a bad checksum and the other environment with zero calls', async () => {
+  it('refuses a bad scheme, text after the key, a malformed key, a bad checksum and the other environment with zero calls', async () => {
     const authorizer = await countedAuthorizer();
     for (const header of [
       'Basic x',
+      `Bearer ${generateKey('production')} extra`,
       'Bearer nope',
       `Bearer ${generateKey('production').slice(0, -1)}0`,
       `Bearer ${generateKey('staging')}`,

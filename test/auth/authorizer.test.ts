@@ -53,6 +53,9 @@ describe('authorizer: Deny, with a reason the caller can act on', () => {
     ['the Basic scheme', 'Basic dXNlcjpwYXNz', 'scheme', /Bearer scheme/],
     ['a bare key without scheme', 'pet_live_x', 'scheme', /Bearer scheme/],
     ['Bearer without a key', 'Bearer', 'malformed', /malformed/],
+    ['a key with more text after it', `Bearer ${generateKey('production')} extra`, 'extra-text', /exactly one API key after Bearer/],
+    ['two values in one header', 'Bearer k, Bearer k', 'extra-text', /exactly one API key after Bearer/],
+    ['another scheme with two words', 'Basic a b', 'scheme', /Bearer scheme/],
     ['a malformed key', 'Bearer not-a-key', 'malformed', /malformed/],
     ['a key with a broken checksum', `Bearer ${generateKey('production').slice(0, -1)}0`, 'checksum', /checksum/],
     ['a staging key on production', `Bearer ${generateKey('staging')}`, 'other-environment', /other environment/],
@@ -126,6 +129,7 @@ describe('the local gateway runs the authorizer like API Gateway', () => {
   it.each([
     ['Basic dXNlcjpwYXNz', /Bearer scheme/],
     ['Bearer nonsense', /malformed/],
+    ['bearer k, Bearer k', /exactly one API key after Bearer/],
     [`Bearer ${generateKey('staging')}`, /other environment/],
     [`Bearer ${generateKey('production')}`, /not recognised/],
   ])('a Deny for %s becomes 401 with the reason', async (authorization, message) => {

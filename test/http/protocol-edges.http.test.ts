@@ -5,8 +5,9 @@
  * shape. Every answer through `call` is also checked against openapi.json.
  */
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import * as v from 'valibot';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { handler as authorizer } from '../../functions/authorizer.js';
 import { handler as create } from '../../functions/create-category.js';
 import { handler as listStoreOrders } from '../../functions/list-store-orders.js';
@@ -16,6 +17,7 @@ import { BEARER_CHALLENGE, INVALID_TOKEN_CHALLENGE } from '../../lib/http/gatewa
 import { sentHeaders } from '../support/answer.js';
 import { invoke, proxyEvent } from '../support/events.js';
 import { useGateway } from '../support/http.js';
+import { captureLogs } from '../support/logs.js';
 import { answerOfRaw, rawExchange } from '../support/raw-http.js';
 
 const { call, url, customer } = useGateway();
@@ -266,5 +268,127 @@ describe("methods API Gateway has no operation for, and the local gateway's pars
     expect(answer.headers.get('content-type')).toBe('application/json');
     expect(answer.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+
+  it.each<[string, string, RegExp]>([
+    ['no Host header', 'GET /v1/categories HTTP/1.1\r\nAuthorization: Bearer x\r\n\r\n', /^The Host header is missing/],
+    ['no Host header, on a path outside the stage', 'GET /docs HTTP/1.1\r\n\r\n', /^The Host header is missing/],
+    [
+      'two Host headers',
+      'GET /v1/categories HTTP/1.1\r\nHost: a\r\nhost: b\r\nAuthorization: Bearer x\r\n\r\n',
+      /^More than one Host header was sent/,
+    ],
+    ['two Host headers on HTTP/1.0', 'GET /v1/categories HTTP/1.0\r\nHost: a\r\nHost: a\r\n\r\n', /^More than one Host header was sent/],
+  ])('%s: 400 VALIDATION_FAILED in the Error shape, and the connection closed (RFC 9112, 3.2)', async (_, bytes, message) => {
+    const answer = answerOfRaw(await rawExchange(url(), bytes));
+    expect(answer.status).toBe(400);
+    expect(answer.body).toEqual({ code: 'VALIDATION_FAILED', message: expect.stringMatching(message), status: 400 });
+    expect(answer.headers.get('content-type')).toBe('application/json');
+    expect(answer.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(answer.headers.get('cache-control')).toBe('no-store');
+    expect(answer.headers.get('connection')).toBe('close');
+  });
+
+  it('an HTTP/1.0 request may leave Host out, and is routed', async () => {
+    const answer = answerOfRaw(
+      await rawExchange(url(), `GET /v1/categories HTTP/1.0\r\nAuthorization: ${customer().authorization}\r\n\r\n`),
+    );
+    expect(answer.status).toBe(200);
+  });
+
+  it.each<[string, string, RegExp]>([
+    [
+      'Content-Length, then Transfer-Encoding',
+      'POST /v1/categories HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+      /send either Content-Length or Transfer-Encoding: chunked, not both$/,
+    ],
+    [
+      'Transfer-Encoding, then Content-Length',
+      'POST /v1/categories HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n',
+      /send either Content-Length or Transfer-Encoding: chunked, not both$/,
+    ],
+    [
+      'a negative Content-Length',
+      'POST /v1/categories HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n',
+      /^The Content-Length header is not valid/,
+    ],
+    [
+      'a Content-Length that is no number',
+      'POST /v1/categories HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n',
+      /^The Content-Length header is not valid/,
+    ],
+    [
+      'two Content-Length headers',
+      'POST /v1/categories HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\nab',
+      /^The Content-Length header is not valid/,
+    ],
+    [
+      'Transfer-Encoding: gzip alone',
+      'POST /v1/categories HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n',
+      /^The Transfer-Encoding is not supported/,
+    ],
+    [
+      'chunked before another coding',
+      'POST /v1/categories HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, gzip\r\n\r\n0\r\n\r\n',
+      /^The Transfer-Encoding is not supported/,
+    ],
+    [
+      'a chunk size that is no hexadecimal number',
+      'POST /v1/categories HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n\r\n',
+      /^The chunked request body is malformed/,
+    ],
+  ])('a body length refused for %s: 400 VALIDATION_FAILED saying what is wrong with it', async (_, bytes, message) => {
+    const answer = answerOfRaw(await rawExchange(url(), bytes));
+    expect(answer.status).toBe(400);
+    expect(answer.body).toEqual({ code: 'VALIDATION_FAILED', message: expect.stringMatching(message), status: 400 });
+    expect(answer.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+/** Sends a POST's headers with Expect: 100-continue and part of its body, then drops the connection once the gateway has taken the request. */
+function abortedUpload(): Promise<void> {
+  const { port } = new URL(url());
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1', () =>
+      socket.write('POST /v1/categories HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 10\r\n\r\n'),
+    );
+    socket.once('data', () => {
+      socket.write('{"na');
+      socket.destroy();
+    });
+    socket.on('close', () => resolve());
+    socket.on('error', reject);
+  });
+}
+
+describe("the local gateway's own log lines", () => {
+  const LogLine = v.looseObject({ message: v.string(), requestId: v.optional(v.string()) });
+
+  it("carry the failing request's id, never the previous request's: a body the parser refuses, an aborted upload", async () => {
+    const logs = captureLogs();
+    const failures = () =>
+      logs.lines.map((line) => v.parse(LogLine, JSON.parse(line))).filter((line) => line.message === 'gateway failure');
+    try {
+      const previous = await call('/categories');
+      expect(previous.status).toBe(200);
+      const previousId = previous.headers.get('x-request-id') ?? '';
+      const refused = answerOfRaw(
+        await rawExchange(url(), 'POST /v1/categories HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n\r\n'),
+      );
+      expect(refused.status).toBe(400);
+      // The id the client was answered with, on the line of the request it belongs to.
+      await vi.waitFor(() => expect(failures().map((line) => line.requestId)).toContain(refused.headers.get('x-request-id')));
+      const before = failures().length;
+      await abortedUpload();
+      await vi.waitFor(() => expect(failures().length).toBeGreaterThan(before));
+      for (const line of failures()) {
+        expect(line.requestId).toMatch(/^[0-9a-f-]{36}$/);
+        expect(line).not.toHaveProperty('function_request_id');
+        expect(JSON.stringify(line)).not.toContain(previousId);
+      }
+    } finally {
+      logs.stop();
+    }
   });
 });

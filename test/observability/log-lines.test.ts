@@ -128,6 +128,29 @@ describe('a Logger built when the first line is written', () => {
   });
 });
 
+describe("the local gateway's own lines", () => {
+  it("carry no invocation's context, only their own requestId; redacted and at the level set, like every line", async () => {
+    vi.stubEnv('AWS_LAMBDA_LOG_LEVEL', '');
+    vi.resetModules();
+    const fresh = await import('../../lib/log.js');
+    const middy = (await import('@middy/core')).default;
+    const captured = captureLogs(fresh.setLogSink);
+    const handler = middy(async () => fresh.log.warn('line of the invocation')).use(fresh.logContext());
+    const invocationId = randomUUID();
+    await handler({}, lambdaContext('PetStore-Production-ApiListCategories', invocationId));
+    const requestId = randomUUID();
+    const key = generateKey('production');
+    fresh.gatewayLog.error('gateway failure', { requestId, authorization: `Bearer ${key}` });
+    fresh.log.setLogLevel('ERROR');
+    fresh.gatewayLog.warn('below the level set');
+    const [invocation, gateway, ...rest] = linesOf(captured);
+    expect(invocation).toMatchObject({ function_request_id: invocationId });
+    expect(gateway).toMatchObject({ message: 'gateway failure', requestId, authorization: '[REDACTED]' });
+    for (const field of ['function_request_id', 'function_name', 'cold_start']) expect(gateway).not.toHaveProperty(field);
+    expect(rest).toEqual([]);
+  });
+});
+
 describe('the log level', () => {
   /** A fresh copy of lib/log.ts: Logger reads its level when it is created, as on a cold start. */
   async function freshLogger(env: Record<string, string>) {
