@@ -160,6 +160,13 @@ export async function startGateway(port: number, options: GatewayOptions = {}, h
     const requestId = randomUUID();
     rememberRequest(req, requestId);
     handleRequest(req, res, requestId, options, functions).catch((error) => {
+      // A request whose stream broke off (the client closed the connection, or its framing was refused and answered
+      // by clientError) is the client's doing: nothing is left to answer, and nothing failed here.
+      if (req.errored) {
+        gatewayLog.warn('request not received whole', { requestId, error });
+        res.destroy();
+        return;
+      }
       gatewayLog.error('gateway failure', { requestId, error });
       if (!res.headersSent) sendGatewayResponse(res, 'DEFAULT_5XX', requestId);
       else res.destroy();

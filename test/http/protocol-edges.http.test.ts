@@ -363,12 +363,12 @@ function abortedUpload(): Promise<void> {
 }
 
 describe("the local gateway's own log lines", () => {
-  const LogLine = v.looseObject({ message: v.string(), requestId: v.optional(v.string()) });
+  const LogLine = v.looseObject({ message: v.string(), level: v.string(), requestId: v.optional(v.string()) });
 
-  it("carry the failing request's id, never the previous request's: a body the parser refuses, an aborted upload", async () => {
+  it("carry the broken-off request's id, never the previous request's, at WARN: a body the parser refuses, an aborted upload", async () => {
     const logs = captureLogs();
-    const failures = () =>
-      logs.lines.map((line) => v.parse(LogLine, JSON.parse(line))).filter((line) => line.message === 'gateway failure');
+    const lines = () => logs.lines.map((line) => v.parse(LogLine, JSON.parse(line)));
+    const failures = () => lines().filter((line) => line.message === 'request not received whole');
     try {
       const previous = await call('/categories');
       expect(previous.status).toBe(200);
@@ -386,7 +386,10 @@ describe("the local gateway's own log lines", () => {
         expect(line.requestId).toMatch(/^[0-9a-f-]{36}$/);
         expect(line).not.toHaveProperty('function_request_id');
         expect(JSON.stringify(line)).not.toContain(previousId);
+        expect(line.level).toBe('WARN');
       }
+      // The client broke the request off: no ERROR line says the gateway failed.
+      expect(lines().filter((line) => line.message === 'gateway failure')).toEqual([]);
     } finally {
       logs.stop();
     }
