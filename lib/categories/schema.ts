@@ -1,18 +1,11 @@
 /** NewCategory and Category as the interface defines them (docs/api.md, "Categories"); request and response types are inferred from these. */
 import * as v from 'valibot';
+import { CONTROL, codePointName, INVISIBLE } from '../unicode/hidden.js';
 
 export const NAME_MAX = 100;
 export const DESCRIPTION_MAX = 500;
 export { CATEGORY_ALLOWANCE_DEFAULT, CATEGORY_CAP } from './limits.js';
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the rule is exactly "no control characters"
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/u;
-/**
- * What a reader cannot see: format characters (Cf: zero-width spaces and joiners, bidirectional controls, the BOM),
- * the rest of Default_Ignorable_Code_Point (variation selectors, Hangul fillers, …) and the line and paragraph
- * separators. A name holding one would look like another, or display reversed.
- */
-const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}\p{Zl}\p{Zp}]/u;
 /**
  * What trimming removes from either end of a name: Unicode's White_Space (spaces of every width, tabs, line breaks,
  * U+2028 and U+2029) except U+0085, a control character refused as the others are. Not String.prototype.trim,
@@ -31,7 +24,6 @@ export function trimWhiteSpace(s: string): string {
 }
 
 const codePoints = (s: string) => [...s].length;
-const codePointName = (ch: string) => `U+${(ch.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
 
 /** A category's name as NewCategory takes it; the admin CLI's rename takes it by the same rules and messages. */
 export const CategoryNameSchema = v.pipe(

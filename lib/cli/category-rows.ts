@@ -6,6 +6,7 @@ import * as v from 'valibot';
 import { NO_CUSTOMER } from '../audit/trail.js';
 import type { StoredCategory } from '../categories/moderation.js';
 import { CategoryNameSchema } from '../categories/schema.js';
+import { quoted } from '../unicode/hidden.js';
 import { parseWith, UsageError } from './args.js';
 
 const CategoryIdSchema = v.pipe(
@@ -22,7 +23,7 @@ export function parseCategoryId(value: string | undefined): number {
 /** A name by the rules and with the messages of POST /categories: trimmed and NFC-normalised, as it will be stored. */
 export function parseCategoryName(value: string | undefined): string {
   const result = v.safeParse(CategoryNameSchema, value);
-  if (!result.success) throw new UsageError(`${result.issues[0]?.message ?? 'invalid name'} (got ${JSON.stringify(value)})`);
+  if (!result.success) throw new UsageError(`${result.issues[0]?.message ?? 'invalid name'} (got ${quoted(value ?? '')})`);
   return result.output;
 }
 

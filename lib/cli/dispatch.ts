@@ -1,8 +1,10 @@
 /**
  * From the command line to a command: the list of commands, the usage text built from them, and the checks every
- * command shares (known command, number of arguments, flags that apply to it, --stage).
+ * command shares (known options, each given once, known command, number of arguments, flags that apply to it,
+ * --stage). What the operator typed is echoed escaped (`quoted`), never raw.
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { quoted } from '../unicode/hidden.js';
 import { parseStage, UsageError } from './args.js';
 import type { Command, FlagKinds, Invocation } from './command.js';
 import { audit } from './commands/audit.js';
@@ -96,35 +98,65 @@ export interface Dispatch {
   aws: boolean;
 }
 
+/**
+ * The options given, by name, read from parseArgs's tokens rather than its values: a flag given twice would
+ * otherwise be read as its last value, silently. parseArgs runs without `strict` so that every refusal is in the
+ * CLI's own words (its own messages advise `-- "-j"`, wrong under `npm run`), each naming what was given, escaped.
+ */
+function readOptions(tokens: ReturnType<typeof parseArgs>['tokens']): Map<string, string | boolean> {
+  const given = new Map<string, string | boolean>();
+  for (const token of tokens ?? []) {
+    if (token.kind !== 'option') continue;
+    const kind = Object.hasOwn(OPTIONS, token.name) ? OPTIONS[token.name]?.type : undefined;
+    if (kind === undefined) throw new UsageError(`unknown option ${quoted(token.rawName)}`);
+    const flag = `--${token.name}`;
+    if (given.has(token.name)) throw new UsageError(`${flag} was given twice: give it once`);
+    if (kind === 'boolean') {
+      if (token.value !== undefined) throw new UsageError(`${flag} takes no value, got ${quoted(`${token.rawName}=${token.value}`)}`);
+      given.set(token.name, true);
+      continue;
+    }
+    if (token.value === undefined) throw new UsageError(`${flag} needs a value`);
+    // `--per-minute -5` is a value, refused as such by the flag's own check; `--name --json` forgot the name.
+    if (!token.inlineValue && token.value.startsWith('-') && !/^-\d/.test(token.value)) {
+      throw new UsageError(
+        `${flag} needs a value: ${quoted(token.value)} is an option (write ${flag}=VALUE for a value that starts with "-")`,
+      );
+    }
+    given.set(token.name, token.value);
+  }
+  return given;
+}
+
 /** Finds the command and checks what all commands share; the command checks its own arguments. */
 export function dispatch(argv: readonly string[]): Dispatch {
-  let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true; strict: true }>>;
-  try {
-    parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message.split('\n')[0] : String(error));
-  }
-  const { values, positionals } = parsed;
+  const { tokens, positionals } = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: false, tokens: true });
+  const values = readOptions(tokens);
   const [first, second] = positionals;
   const name = first !== undefined && GROUPS.has(first) ? `${first} ${second ?? ''}`.trim() : (first ?? '');
   const command = COMMANDS.find((c) => c.name === name);
-  if (!command) throw new UsageError(name ? `unknown command "${name}"` : 'no command given');
+  if (!command) throw new UsageError(name ? `unknown command ${quoted(name)}` : 'no command given');
   const args = positionals.slice(name.split(' ').length);
   const [min, max] = command.positionals;
   if (args.length < min) throw new UsageError(`"${name}" needs ${min} argument${min > 1 ? 's' : ''}, got ${args.length}`);
-  if (args.length > max) throw new UsageError(`"${name}" takes at most ${max} argument${max === 1 ? '' : 's'}: unexpected "${args[max]}"`);
-  const flags: Record<string, string | boolean> = {};
-  for (const flag of COMMAND_FLAGS.keys()) {
-    const value = values[flag];
-    if (value === undefined) continue;
-    if (!Object.hasOwn(command.flags, flag)) throw new UsageError(`--${flag} does not apply to "${name}"`);
-    if (typeof value === 'string' || typeof value === 'boolean') flags[flag] = value;
+  if (args.length > max) {
+    throw new UsageError(`"${name}" takes at most ${max} argument${max === 1 ? '' : 's'}: unexpected ${quoted(args[max] ?? '')}`);
   }
-  const stage = parseStage(typeof values.stage === 'string' ? values.stage : undefined);
-  const aws = values.aws === true;
+  const flags: Record<string, string | boolean> = {};
+  for (const [flag, value] of values) {
+    if (!COMMAND_FLAGS.has(flag)) continue;
+    if (!Object.hasOwn(command.flags, flag)) throw new UsageError(`--${flag} does not apply to "${name}"`);
+    flags[flag] = value;
+  }
+  const stage = values.get('stage');
+  const aws = values.get('aws') === true;
   // Locally production is the default; on AWS a change reaches customers, so its stage must be said, not assumed.
-  if (aws && command.writes && values.stage === undefined) {
+  if (aws && command.writes && stage === undefined) {
     throw new UsageError(`with --aws, "${name}" changes a deployed stack: say which with --stage production or --stage staging`);
   }
-  return { command, invocation: { args, flags, stage, json: values.json === true }, aws };
+  return {
+    command,
+    invocation: { args, flags, stage: parseStage(typeof stage === 'string' ? stage : undefined), json: values.get('json') === true },
+    aws,
+  };
 }

@@ -11,7 +11,7 @@ import { createCategory } from '../../lib/routes.js';
 import { successBody } from '../support/answer.js';
 import { categoryIntegrity } from '../support/category-integrity.js';
 import { petstore, petstoreProcess } from '../support/cli.js';
-import { testDb } from '../support/customers.js';
+import { testAuthStore, testDb } from '../support/customers.js';
 import { testTable } from '../support/environment.js';
 import { type Answer, invoke, proxyEvent, TEST_AUTHORIZER } from '../support/events.js';
 
@@ -65,6 +65,8 @@ async function expectUsageError(args: string[], message: RegExp) {
 /** Set before the tests: the ids of the three categories every test starts from. */
 const ids = { dog: 0, cat: 0, fish: 0 };
 beforeAll(async () => {
+  // Customers as the authorizer admits them: stored ones (a command naming an unknown customer exits 2).
+  await Promise.all([testAuthStore.setPlan(alice, 'free'), testAuthStore.setPlan(bob, 'free')]);
   ids.dog = await createAs(alice, 'Dog');
   ids.cat = await createAs(alice, 'Cat');
   ids.fish = await createAs(bob, 'Fish');
@@ -88,7 +90,10 @@ describe('categories list', () => {
     expect(text).toHaveLength(2);
     expect(text[0]).toMatch(/^\s+ID {2}CREATED BY\s+CREATED\s+NAME$/);
     expect(text[1]).toMatch(new RegExp(`^\\s+${ids.fish} {2}${bob}\\s+\\S+\\s+"Fish"$`));
-    expect((await petstore('categories', 'list', '--created-by', 'nobody-at-all')).stdout).toBe('no categories created by nobody-at-all\n');
+    const carol = `carol-${run}`;
+    await testAuthStore.setPlan(carol, 'free');
+    expect((await petstore('categories', 'list', '--created-by', carol)).stdout).toBe(`no categories created by ${carol}\n`);
+    expect((await petstore('categories', 'list', '--created-by', 'nobody-at-all')).code).toBe(2);
   });
 
   it('refuses a malformed customer id with exit 2', async () => {

@@ -3,7 +3,9 @@
  * operator starts with `npm run petstore -- …` (a few end-to-end tests).
  */
 import { spawn } from 'node:child_process';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { main } from '../../lib/cli/main.js';
+import { testDb } from './customers.js';
 import { TEST_PREFIX } from './setup.js';
 
 export interface CliResult {
@@ -52,4 +54,17 @@ export function petstoreProcess(args: string[], env: Record<string, string> = {}
     });
     child.once('exit', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/** Every item of this test file's tables, as one string: equal before and after a command that wrote nothing. */
+export async function tableContents(): Promise<string> {
+  const names = [
+    process.env.CUSTOMERS_TABLE,
+    process.env.KEYS_TABLE,
+    process.env.COUNTERS_TABLE,
+    process.env.CATEGORIES_TABLE,
+    process.env.AUDIT_TABLE,
+  ];
+  const scans = await Promise.all(names.map((TableName) => testDb.send(new ScanCommand({ TableName, ConsistentRead: true }))));
+  return JSON.stringify(scans.map((s) => (s.Items ?? []).map((i) => JSON.stringify(i)).sort()));
 }

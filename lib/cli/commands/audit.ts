@@ -2,6 +2,7 @@
 import { nowMs } from '../../clock.js';
 import { CustomerIdSchema, parseInstant, parseWith, UsageError } from '../args.js';
 import { defineCommand } from '../command.js';
+import { existingCustomer } from '../stores.js';
 
 const show = (value: string | number | boolean | null) => (value === null ? '-' : String(value));
 
@@ -11,11 +12,13 @@ export const audit = defineCommand({
   positionals: [0, 0],
   writes: false,
   flags: { customer: 'string', since: 'string' },
-  prepare({ flags }) {
+  prepare({ flags, stage }) {
     const customerId = flags.customer === undefined ? undefined : parseWith(CustomerIdSchema, flags.customer, '--customer');
     const since = parseInstant(flags.since, '--since');
     if (since && since.getTime() > nowMs()) throw new UsageError(`--since ${since.toISOString()} is in the future`);
-    return async ({ audit: trail }) => {
+    return async ({ audit: trail, auth }) => {
+      // Customers are never deleted (only suspended), so every customer with a record still exists.
+      if (customerId !== undefined) await existingCustomer(auth, customerId, stage);
       const entries = await trail.list({ customerId, since: since?.toISOString() });
       const lines = entries.map((e) => {
         // DynamoDB keeps no order in a map: the fields are listed alphabetically.

@@ -6,27 +6,44 @@
 import { changed } from '../../audit/trail.js';
 import { limitsOf } from '../../auth/records.js';
 import { nowMs } from '../../clock.js';
-import { type Limits, PLAN_NAMES, type Plan } from '../../plans.js';
+import { CUSTOM_LIMIT_MAX, type Limits, PLAN_NAMES, type Plan } from '../../plans.js';
+import { ITEM_CAPACITY_PER_MINUTE, MAX_SHARDS, PER_MINUTE_MAX } from '../../rate-limit/shards.js';
 import { type Stage, stageCapacity } from '../../stacks.js';
 import { CustomerIdSchema, parseLimit, parsePlan, parseWith, UsageError } from '../args.js';
 import { defineCommand } from '../command.js';
 import type { Target } from '../targets.js';
 
-/** Refuses limits above what the stage's throttle admits for one customer; the message says how to sell more. */
-function requireCapacity(plan: Plan, limits: Limits, stage: Stage, throttle: Target['throttle']): void {
+/**
+ * Refuses limits above the smaller of two ceilings, naming it: what the stage's throttle admits for one customer
+ * (the message says how to sell more) and what the rate limiter carries. Then, with both in range, a minute's limit
+ * above the day's.
+ */
+export function requireCapacity(plan: Plan, limits: Limits, stage: Stage, throttle: Target['throttle']): void {
   if ('unknown' in throttle) throw new Error(`cannot tell what the ${stage} stage admits for one customer: ${throttle.unknown}`);
   const capacity = stageCapacity(throttle.rateLimit);
-  const over =
-    limits.perMinute > capacity.perMinute
-      ? `${limits.perMinute} requests a minute is more than the ${stage} stage admits for one customer, ${capacity.perMinute} a minute`
-      : limits.perDay > capacity.perDay
-        ? `${limits.perDay} requests a day is more than the ${stage} stage admits for one customer, ${capacity.perDay} a day`
-        : undefined;
-  if (over) {
-    throw new UsageError(
-      `the ${plan} plan's ${over}: its throttle is ${throttle.rateLimit} requests a second (${throttle.source}). ` +
-        `To sell more, raise throttleRateLimit in cdk.json (and the account's API Gateway throttle quota with it) and deploy first`,
-    );
+  const limiter = {
+    perMinute: `the most the rate limiter delivers (${MAX_SHARDS} counter items of ${ITEM_CAPACITY_PER_MINUTE} requests per minute each; see docs/operating.md, "Plans and Enterprise limits")`,
+    perDay: 'the most the rate limiter counts',
+  };
+  for (const [window, flag, max, per] of [
+    ['perMinute', '--per-minute', PER_MINUTE_MAX, 'minute'],
+    ['perDay', '--per-day', CUSTOM_LIMIT_MAX, 'day'],
+  ] as const) {
+    const wanted = limits[window];
+    if (wanted > capacity[window] && capacity[window] <= max) {
+      const over =
+        plan === 'enterprise'
+          ? `${flag} must be at most what the ${stage} stage admits for one customer, ${capacity[window]} a ${per}`
+          : `the ${plan} plan's ${wanted} requests a ${per} is more than the ${stage} stage admits for one customer, ${capacity[window]} a ${per}`;
+      throw new UsageError(
+        `${over}: its throttle is ${throttle.rateLimit} requests a second (${throttle.source}). ` +
+          `To sell more, raise throttleRateLimit in cdk.json (and the account's API Gateway throttle quota with it) and deploy first`,
+      );
+    }
+    if (wanted > max) throw new UsageError(`${flag} must be at most ${max}, ${limiter[window]}`);
+  }
+  if (limits.perMinute > limits.perDay) {
+    throw new UsageError(`--per-minute (${limits.perMinute}) cannot exceed --per-day (${limits.perDay})`);
   }
 }
 
@@ -46,9 +63,6 @@ export const customersSetPlan = defineCommand({
     }
     if (plan !== 'enterprise' && (perMinute !== undefined || perDay !== undefined)) {
       throw new UsageError(`--per-minute and --per-day are for the enterprise plan only; the ${plan} plan has fixed limits`);
-    }
-    if (perMinute !== undefined && perDay !== undefined && perMinute > perDay) {
-      throw new UsageError(`--per-minute (${perMinute}) cannot exceed --per-day (${perDay})`);
     }
     const wanted = perMinute && perDay ? { perMinute, perDay } : undefined;
     const limits = limitsOf({ plan, ...wanted });

@@ -1,8 +1,9 @@
-/** `keys list`: every key of the environment, or of one customer: id, status, expiry, name; never the key itself. */
+/** `keys list`: every key of the environment, or of one existing customer: id, status, expiry, name; never the key itself. */
 import { nowMs } from '../../clock.js';
 import { CustomerIdSchema, parseWith } from '../args.js';
 import { defineCommand } from '../command.js';
 import { keyLines, keyRow } from '../key-rows.js';
+import { existingCustomer } from '../stores.js';
 
 export const keysList = defineCommand({
   name: 'keys list',
@@ -10,9 +11,10 @@ export const keysList = defineCommand({
   positionals: [0, 1],
   writes: false,
   flags: {},
-  prepare({ args }) {
+  prepare({ args, stage }) {
     const customerId = args[0] === undefined ? undefined : parseWith(CustomerIdSchema, args[0], 'customerId');
     return async ({ auth }) => {
+      if (customerId !== undefined) await existingCustomer(auth, customerId, stage);
       const now = nowMs();
       const rows = (await auth.listKeys(customerId)).map((k) => keyRow(k, now));
       return { json: rows, text: keyLines(rows) };

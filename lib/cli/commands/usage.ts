@@ -36,7 +36,14 @@ export const usage = defineCommand({
     const to = parseDay(flags.to, '--to');
     const from = parseDay(flags.from, '--from') ?? (to ?? today) - (DEFAULT_DAYS - 1) * DAY_SECONDS;
     const last = Math.min(to ?? today, today);
-    if (from > today) throw new UsageError(`--from ${dateOf(from)} is after today (${dateOf(today)})`);
+    if (from > today) {
+      // Without --from, the days shown are the 30 up to --to, here all after today: it is --to that is wrong.
+      throw new UsageError(
+        flags.from === undefined
+          ? `--to ${dateOf(to ?? today)} is after today (${dateOf(today)}), and so are the ${DEFAULT_DAYS} days up to it: give an earlier --to, or --from`
+          : `--from ${dateOf(from)} is after today (${dateOf(today)})`,
+      );
+    }
     if (to !== undefined && from > to) throw new UsageError(`--from ${dateOf(from)} is after --to ${dateOf(to)}`);
     if ((last - from) / DAY_SECONDS + 1 > MAX_DAYS) throw new UsageError(`--from and --to span more than ${MAX_DAYS} days`);
     return customerDays(customerId, from, last, stage);
