@@ -55,16 +55,18 @@ export function customerAdmin(db: DynamoDBDocumentClient, tables: Pick<AuthTable
 
     /**
      * Creates the customer or changes its plan; Enterprise takes both numbers, other plans drop them. `seen` is the
-     * customer as the caller read it (null: none yet); the write happens only if it is still so.
+     * customer as the caller read it (null: none yet); the write happens only if it is still so. `purpose` marks a
+     * customer that is not one (records.ts), in the same write.
      */
     async setPlan(
       customerId: string,
       plan: Plan,
       limits?: Limits,
-      options: ChangeOptions & { seen?: Customer | null } = {},
+      options: ChangeOptions & { seen?: Customer | null; purpose?: string } = {},
     ): Promise<Customer> {
       const now = (options.now ?? new Date()).toISOString();
       const guard = guardOn(options.seen);
+      const purpose = options.purpose === undefined ? '' : ', purpose = :purpose';
       await transact(
         db,
         [
@@ -74,13 +76,14 @@ export function customerAdmin(db: DynamoDBDocumentClient, tables: Pick<AuthTable
               Key: { customerId },
               UpdateExpression:
                 plan === 'enterprise'
-                  ? 'SET #plan = :plan, perMinute = :perMinute, perDay = :perDay, createdAt = if_not_exists(createdAt, :now), updatedAt = :now'
-                  : 'SET #plan = :plan, createdAt = if_not_exists(createdAt, :now), updatedAt = :now REMOVE perMinute, perDay',
+                  ? `SET #plan = :plan, perMinute = :perMinute, perDay = :perDay, createdAt = if_not_exists(createdAt, :now), updatedAt = :now${purpose}`
+                  : `SET #plan = :plan, createdAt = if_not_exists(createdAt, :now), updatedAt = :now${purpose} REMOVE perMinute, perDay`,
               ...(guard.condition ? { ConditionExpression: guard.condition } : {}),
               ExpressionAttributeNames: { '#plan': 'plan' },
               ExpressionAttributeValues: {
                 ':plan': plan,
                 ':now': now,
+                ...(options.purpose === undefined ? {} : { ':purpose': options.purpose }),
                 ...(plan === 'enterprise' ? { ':perMinute': limits?.perMinute, ':perDay': limits?.perDay } : {}),
                 ...guard.values,
               },

@@ -19,6 +19,11 @@ export const CustomerSchema = v.object({
   /** Set while the account is suspended: all its keys are refused; its keys and usage are kept. */
   suspendedAt: v.optional(v.string()),
   suspendedReason: v.optional(v.string()),
+  /**
+   * What a customer that is not one is for: `verify` for the temporary customer of a `petstore verify` run, which
+   * `customers list` and the billing export leave out. Any other value is kept and read as a customer's.
+   */
+  purpose: v.optional(v.string()),
 });
 export type Customer = v.InferOutput<typeof CustomerSchema>;
 
@@ -47,6 +52,10 @@ export interface AuthTables {
   customers: string;
   keys: string;
 }
+
+/** The `purpose` of a `petstore verify` run's temporary customer. */
+export const VERIFY_PURPOSE = 'verify';
+export const isVerifyCustomer = (customer: Pick<Customer, 'purpose'>) => customer.purpose === VERIFY_PURPOSE;
 
 export function limitsOf(customer: Pick<Customer, 'plan' | 'perMinute' | 'perDay'>): Limits {
   if (customer.plan === 'enterprise') {

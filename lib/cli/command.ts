@@ -13,6 +13,8 @@ export interface Output {
   text: string;
   /** What the command checked is wrong (a check of `verify` failed): the output is printed all the same, and it exits 1. */
   failed?: boolean;
+  /** A line for the operator about the output (what it left out), on stderr so that stdout stays one document. */
+  note?: string;
 }
 
 /**

@@ -59,6 +59,7 @@ export async function main(argv: readonly string[], io: Io = consoleIo): Promise
     const output = await run(argv);
     io.out(json ? JSON.stringify(output.json) : output.text);
     // On stderr, so that --json output stays one JSON document on stdout.
+    if (output.note) io.err(`petstore: ${output.note}`);
     if (output.wrote) io.err(`petstore: ${output.wrote}`);
     return output.failed ? 1 : 0;
   } catch (error) {

@@ -3,7 +3,7 @@
  * and reads: admission on one item (admission.ts), the walk over a sharded customer's items (shard-walk.ts), the
  * stale names a write removes in passing (stale-names.ts), the move of finished days to the usage history after
  * an admission (lib/usage/day-move.ts), and the refusal count toward a ban (ban.ts). Reading the windows without
- * counting (`peek`) and lifting a ban (`unban`, which marks the item with its time) are here. The item encoding is counter-item.ts, the sharding of
+ * counting (`peek`) and lifting a ban in force (`unban`, which marks the item with its time) are here. The item encoding is counter-item.ts, the sharding of
  * large Enterprise limits shards.ts.
  *
  * An admitted request costs one UpdateItem; the request that finds a finished day on its item also pays the
@@ -87,41 +87,60 @@ export function dynamoRateLimiter(db: DynamoDBDocumentClient, table: string, opt
     };
   }
 
+  /**
+   * Lifts a ban in force at `nowMs`, and only such a ban: each write's condition is the ban itself, so a customer
+   * who is not banned (never was, or whose ban has run out) is left exactly as it was, with no unban's time that
+   * would keep its earlier refusals from counting toward a ban (ban.ts).
+   */
   async function unban(customerId: string, nowMs: number): Promise<boolean> {
+    const now = Math.floor(nowMs / 1000);
     const { Item } = await db.send(new GetCommand({ TableName: table, Key: { customerId }, ConsistentRead: true }));
+    // The read names the refusal counts to remove, and spares the write where no ban was ever set; whether a ban
+    // runs is the write's condition, checked as it writes.
     const home = counterItem(Item);
-    if (!home) return false;
     // Every refusal count goes too, so the next refusal does not start a new ban at once; and the unban's time stays,
     // so that refusals an instance still holds from before it are left out when they are written (ban.ts).
     const names: Record<string, string> = { '#unbanned': UNBANNED_AT_NAME };
-    const counts = Object.keys(home).filter((name) => name === refusalCountName(Number(name.slice(1))));
-    await db.send(
-      new UpdateCommand({
-        TableName: table,
-        Key: { customerId },
+    const counts = Object.keys(home ?? {}).filter((name) => name === refusalCountName(Number(name.slice(1))));
+    const liftedHome =
+      home?.banUntil !== undefined &&
+      (await liftBan(customerId, now, {
         UpdateExpression: `SET #unbanned = :at REMOVE ${['banUntil', ...placeholders(counts, names)].join(', ')}`,
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: { ':at': nowMs },
-      }),
-    );
+      }));
     // The customer's other items, if it is sharded (the CLI does not know its shard count: try them all).
-    await Promise.all(
-      Array.from({ length: MAX_SHARDS - 1 }, async (_, i) => {
-        try {
-          await db.send(
-            new UpdateCommand({
-              TableName: table,
-              Key: { customerId: shardKey(customerId, i + 1) },
-              UpdateExpression: 'REMOVE banUntil',
-              ConditionExpression: 'attribute_exists(banUntil)',
-            }),
-          );
-        } catch (error) {
-          if (!isConditionFailure(error)) throw error;
-        }
-      }),
+    const liftedShards = await Promise.all(
+      Array.from({ length: MAX_SHARDS - 1 }, (_, i) => liftBan(shardKey(customerId, i + 1), now, { UpdateExpression: 'REMOVE banUntil' })),
     );
-    return home.banUntil !== undefined && home.banUntil > Math.floor(nowMs / 1000);
+    return liftedHome || liftedShards.includes(true);
+  }
+
+  /** One item's update, made only while a ban runs on it at `now`; whether it was made. */
+  async function liftBan(
+    key: string,
+    now: number,
+    update: {
+      UpdateExpression: string;
+      ExpressionAttributeNames?: Record<string, string>;
+      ExpressionAttributeValues?: Record<string, number>;
+    },
+  ): Promise<boolean> {
+    try {
+      await db.send(
+        new UpdateCommand({
+          TableName: table,
+          Key: { customerId: key },
+          ...update,
+          ConditionExpression: 'banUntil > :now',
+          ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':now': now },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      return false;
+    }
   }
 
   async function countRefusals(

@@ -36,7 +36,7 @@ export interface RateLimiter {
   consume(customerId: string, limits: Limits, nowMs: number, options?: ConsumeOptions): Promise<Admission>;
   /** The windows and ban as they stand, without counting anything. */
   peek(customerId: string, limits: Limits, nowMs: number): Promise<UsageSnapshot>;
-  /** Lifts a ban and forgets the minute's refusals; whether a ban was running. */
+  /** Lifts a ban in force and forgets the minute's refusals; whether one was. Without a ban it changes nothing. */
   unban(customerId: string, nowMs: number): Promise<boolean>;
   /**
    * True when this instance already knows that `consume` would refuse (a refusal it remembers): the HTTP step then

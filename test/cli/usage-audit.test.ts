@@ -224,3 +224,50 @@ describe('audit trail', () => {
     expect(text[5]).toMatch(/ {2}suspend {2}audited {2}suspended false → true {2}reason: chargeback$/);
   });
 });
+
+describe('unban of a customer who is not banned', () => {
+  it('changes nothing and records nothing: the refusals before it still count, and the tenth bans', async () => {
+    now = DAY_TWO + 2 * 3_600_000;
+    await cli('customers', 'set-plan', 'unban-noop', 'enterprise', '--per-minute', '10', '--per-day', '1000');
+    now += 1_000;
+    const key = (await cli('keys', 'create', 'unban-noop')).apiKey;
+    const statuses: number[] = [];
+    for (let i = 0; i < 19; i++) {
+      now += 10;
+      statuses.push((await call('/categories', { key })).status);
+    }
+    expect(statuses).toEqual([...Array(10).fill(200), ...Array(9).fill(429)]);
+    const counters = async () =>
+      (await testDb.send(new ScanCommand({ TableName: process.env.COUNTERS_TABLE, ConsistentRead: true }))).Items?.filter(
+        (item) => item.customerId === 'unban-noop',
+      );
+    // The gateway writes the refusals about a second late (refusal-cache.ts): wait for them, so the item stays put.
+    await vi.waitFor(
+      async () =>
+        expect((await cli('usage', 'unban-noop', '--from', '2036-03-31')).days).toEqual([{ date: '2036-03-31', admitted: 10, refused: 9 }]),
+      { timeout: 20_000, interval: 250 },
+    );
+    const before = await counters();
+
+    now += 1_000;
+    const unban = await petstore('unban', 'unban-noop');
+    expect(unban).toMatchObject({ code: 0, stdout: 'unban-noop was not banned\n' });
+    expect(await cli('unban', 'unban-noop')).toEqual({ customerId: 'unban-noop', wasBanned: false });
+    expect(await counters()).toEqual(before);
+    expect((await cli('audit', '--customer', 'unban-noop')).map((e: { action: string }) => e.action)).toEqual([
+      'plan-change',
+      'key-create',
+    ]);
+
+    // Six more, all refused: 15 refusals in the minute, over the threshold of 10, so the customer is banned.
+    const more: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      now += 10;
+      const answer = await call('/categories', { key });
+      expect(answer.status).toBe(429);
+      more.push((answer.body as { code: string }).code);
+    }
+    expect(more).toContain('API_KEY_TEMPORARILY_BANNED');
+    expect((await cli('usage', 'unban-noop')).ban).toMatchObject({ active: true });
+  });
+});

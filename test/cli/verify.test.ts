@@ -125,6 +125,41 @@ describe('verify against the local gateway', () => {
       expect(keys.filter((k) => k.status !== 'revoked')).toEqual([]);
     }
   });
+
+  it("marks its customers as verify's: customers list and the billing export leave them out unless asked, and say so", async () => {
+    const runs = (await scan('production', 'CUSTOMERS_TABLE')).filter((c) => String(c.customerId).startsWith('verify-'));
+    expect(runs.length).toBeGreaterThan(0);
+    expect(runs.filter((c) => c.purpose !== 'verify')).toEqual([]);
+    expect((await petstore('customers', 'set-plan', 'verify-neighbour', 'pro')).code).toBe(0);
+    const note = `petstore: ${runs.length} temporary ${runs.length === 1 ? 'customer' : 'customers'} of verify runs left out (--include-verify to show them)\n`;
+
+    const listed = await petstore('customers', 'list', '--json');
+    expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ customerId: 'verify-neighbour', plan: 'pro' })]);
+    expect(listed.stderr).toBe(note);
+    const text = await petstore('customers', 'list');
+    expect(text.stdout).not.toContain('verify-2');
+    expect(text.stderr).toBe(note);
+    const all = JSON.parse((await petstore('customers', 'list', '--json', '--include-verify')).stdout);
+    expect(all).toHaveLength(runs.length + 1);
+    expect(all.filter((c: { purpose?: string }) => c.purpose === 'verify')).toHaveLength(runs.length);
+    expect((await petstore('customers', 'list', '--include-verify')).stdout).toMatch(
+      /verify-\S+\s+enterprise\s+10\s+100\s+0\s+suspended \(verify\)/,
+    );
+
+    const month = new Date().toISOString().slice(0, 7);
+    const csv = await petstore('usage', '--month', month, '--csv');
+    expect(csv.stdout.trimEnd().split('\n')).toEqual([
+      'month,customerId,plan,admitted,refused,activeDays',
+      `${month},verify-neighbour,pro,0,0,0`,
+    ]);
+    expect(csv.stderr).toBe(note);
+    const billed = await petstore('usage', '--month', month, '--json', '--include-verify');
+    expect(billed.stderr).toBe('');
+    const verifyRows = JSON.parse(billed.stdout).customers.filter((c: { customerId: string }) => c.customerId.startsWith('verify-2'));
+    expect(verifyRows).toHaveLength(runs.length);
+    expect(verifyRows.every((c: { admitted: number }) => c.admitted > 0)).toBe(true);
+    expect((await petstore('usage', 'verify-neighbour', '--include-verify')).code).toBe(2);
+  });
 });
 
 /**

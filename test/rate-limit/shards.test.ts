@@ -137,6 +137,10 @@ describe('a customer counted on several items', () => {
     expect(await store.unban(id, now)).toBe(true);
     const after = scaled(capacity);
     for (let i = 0; i < 4; i++) expect((await after.consume(id, limits, now)).admitted).toBe(true);
+    // A second unban finds no ban on any item: every write's condition fails, nothing is written.
+    own.recorder.take();
+    expect(await store.unban(id, now)).toBe(false);
+    expect(own.recorder.writes(own.recorder.take()).filter((c) => !c.failed)).toEqual([]);
   });
 });
 

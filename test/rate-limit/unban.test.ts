@@ -139,3 +139,53 @@ describe('refusals an instance held from before an unban never count toward a ne
     expect(await storedCounts(id, T0 + 1_500)).toMatchObject({ refusals: 10, banUntil: T0 / 1000 + 1 + 900 });
   });
 });
+
+describe('an unban of a customer who is not banned changes nothing', () => {
+  const readItem = async (customerId: string) =>
+    (await testDb.send(new GetCommand({ TableName: TABLE, Key: { customerId }, ConsistentRead: true }))).Item;
+
+  it('refusals made before it still count toward a ban: 9 refused, a no-op unban, and the next refusal, the tenth, bans', async () => {
+    const id = newCustomer();
+    const limits = { perMinute: 10, perDay: 1_000 }; // threshold 10
+    const limiter = instance();
+    const answers: string[] = [];
+    for (let i = 0; i < 19; i++) answers.push(outcome(await limiter.consume(id, limits, T0 + 50 * i)));
+    expect(answers).toEqual([...Array(10).fill('admitted'), ...Array(9).fill('limit')]);
+    const before = await readItem(id);
+
+    recorder.take();
+    const { db: own, recorder: operatorCalls } = recordedClient('noOpUnban');
+    expect(await dynamoRateLimiter(own, TABLE, { banSeconds: 900 }).unban(id, T0 + 1_000)).toBe(false);
+    // Not a single write succeeded: the item is as it was, with no unban's time on it.
+    expect(operatorCalls.writes(operatorCalls.take()).filter((c) => !c.failed)).toEqual([]);
+    expect(await readItem(id)).toEqual(before);
+    expect(before?.unbannedAtMs).toBeUndefined();
+
+    // The next refusal is the minute's tenth (the nine before the unban count): it bans, and so on for the rest.
+    const after: string[] = [];
+    for (let i = 0; i < 6; i++) after.push(outcome(await limiter.consume(id, limits, T0 + 1_100 + 50 * i)));
+    expect(after).toEqual(Array(6).fill('banned'));
+    expect(await storedCounts(id, T0 + 1_500)).toMatchObject({ refusals: 10, banUntil: T0 / 1000 + 1 + 900 });
+  });
+
+  it('a ban that has just run out is not lifted: the item is left as it is', async () => {
+    const id = newCustomer();
+    const limits = { perMinute: 50, perDay: 100_000 };
+    await usedUpAndBanned(id, limits, T0);
+    const before = await readItem(id);
+    expect(before?.banUntil).toBe(T0 / 1000 + 900);
+    // At the ban's last moment it is still in force; at its end it is not.
+    const ended = T0 + 900_000;
+    expect(await operator.unban(id, ended)).toBe(false);
+    expect(await readItem(id)).toEqual(before);
+    expect(await operator.unban(id, ended - 1)).toBe(true);
+    expect(await readItem(id)).toMatchObject({ unbannedAtMs: ended - 1 });
+    expect((await readItem(id))?.banUntil).toBeUndefined();
+  });
+
+  it('a customer with no counters at all: no item is made', async () => {
+    const id = newCustomer();
+    expect(await operator.unban(id, T0)).toBe(false);
+    expect(await readItem(id)).toBeUndefined();
+  });
+});

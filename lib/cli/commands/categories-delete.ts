@@ -15,7 +15,7 @@ const listed = (found: readonly StoredCategory[]) => found.map((c) => `${c.id} $
 export const categoriesDelete = defineCommand({
   name: 'categories delete',
   writes: true,
-  synopsis: '<id> | --created-by <customerId> [--yes] [--reason TEXT]',
+  synopsis: '<id> [--reason TEXT] | categories delete --created-by <customerId> [--yes] [--reason TEXT]',
   positionals: [0, 1],
   flags: { 'created-by': 'string', yes: 'boolean', reason: 'string' },
   prepare({ args, flags, stage }): Action {

@@ -1,4 +1,7 @@
-/** `unban`: lifts a customer's temporary ban before it runs out. Audited, by a record written right after the unban. */
+/**
+ * `unban`: lifts a customer's temporary ban before it runs out. Audited, by a record written right after the unban.
+ * A customer not banned is left as it is (the store's writes are conditional on the ban), and nothing is recorded.
+ */
 import { limitsOf } from '../../auth/records.js';
 import { nowMs } from '../../clock.js';
 import { CustomerIdSchema, parseWith } from '../args.js';

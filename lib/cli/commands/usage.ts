@@ -1,7 +1,7 @@
 /**
  * `usage`: one customer's requests per UTC day (admitted and refused) with its live windows, ban and calls to
  * deprecated operations; or with `--month` every customer's totals for a month, the basis of a bill (`--csv` for a
- * spreadsheet). Read without consuming quota.
+ * spreadsheet; the temporary customers of `verify` runs only with `--include-verify`). Read without consuming quota.
  */
 import { limitsOf } from '../../auth/records.js';
 import { nowMs } from '../../clock.js';
@@ -9,6 +9,7 @@ import { DAY_SECONDS, dateOf, dayStartOf, parseMonth } from '../../usage/days.js
 import { CustomerIdSchema, parseDay, parseMonthFlag, parseWith, UsageError } from '../args.js';
 import { type Action, defineCommand } from '../command.js';
 import { existingCustomer } from '../stores.js';
+import { INCLUDE_VERIFY, withoutVerify } from '../verify-customers.js';
 
 /** Days shown when neither --from nor --to says otherwise: the last 30, today included. */
 const DEFAULT_DAYS = 30;
@@ -17,20 +18,22 @@ const MAX_DAYS = 3_660;
 
 export const usage = defineCommand({
   name: 'usage',
-  synopsis: '<customerId> [--from YYYY-MM-DD] [--to YYYY-MM-DD] | usage --month YYYY-MM [--csv]',
+  synopsis: `<customerId> [--from YYYY-MM-DD] [--to YYYY-MM-DD] | usage --month YYYY-MM [--csv] [--${INCLUDE_VERIFY}]`,
   positionals: [0, 1],
   writes: false,
-  flags: { from: 'string', to: 'string', month: 'string', csv: 'boolean' },
+  flags: { from: 'string', to: 'string', month: 'string', csv: 'boolean', [INCLUDE_VERIFY]: 'boolean' },
   prepare({ args, flags, stage, json }) {
     const today = dayStartOf(Math.floor(nowMs() / 1000));
     if (args[0] === undefined) {
       if (flags.month === undefined) throw new UsageError('"usage" needs a customerId, or --month YYYY-MM for every customer');
       if (flags.from !== undefined || flags.to !== undefined)
         throw new UsageError('--from and --to are for one customer: usage <customerId> --from … --to …');
-      return monthReport(flags.month, flags.csv === true, json, today, stage);
+      return monthReport(flags.month, { csv: flags.csv === true, json, includeVerify: flags[INCLUDE_VERIFY] === true }, today, stage);
     }
-    if (flags.month !== undefined || flags.csv) {
-      throw new UsageError("--month and --csv give every customer's month: leave out the customerId, or use --from and --to");
+    if (flags.month !== undefined || flags.csv || flags[INCLUDE_VERIFY]) {
+      throw new UsageError(
+        `--month, --csv and --${INCLUDE_VERIFY} give every customer's month: leave out the customerId, or use --from and --to`,
+      );
     }
     const customerId = parseWith(CustomerIdSchema, args[0], 'customerId');
     const to = parseDay(flags.to, '--to');
@@ -94,13 +97,19 @@ function customerDays(customerId: string, first: number, last: number, stage: st
 
 const csvField = (value: string | number) => (/[",\n]/.test(String(value)) ? `"${String(value).replaceAll('"', '""')}"` : String(value));
 
-function monthReport(monthFlag: string, csv: boolean, json: boolean, today: number, stage: string): Action {
+function monthReport(
+  monthFlag: string,
+  { csv, json, includeVerify }: { csv: boolean; json: boolean; includeVerify: boolean },
+  today: number,
+  stage: string,
+): Action {
   const month = parseMonthFlag(monthFlag, '--month') ?? monthFlag;
   const range = parseMonth(month);
   if (!range || range.first > today) throw new UsageError(`--month ${month} has not started yet`);
   if (csv && json) throw new UsageError('give --csv or --json, not both');
   return async ({ auth, usage: history }) => {
-    const customers = await auth.listCustomers();
+    // The temporary customers of verify runs are not billed: left out unless asked for, and counted in a note.
+    const { shown: customers, note } = withoutVerify(await auth.listCustomers(), includeVerify);
     const totals = await history.month(
       customers.map((c) => c.customerId),
       month,
@@ -127,6 +136,6 @@ function monthReport(monthFlag: string, csv: boolean, json: boolean, today: numb
           ),
           `${'total'.padEnd(24)}  ${''.padEnd(10)}  ${String(total.admitted).padStart(12)}  ${String(total.refused).padStart(10)}`,
         ].join('\n');
-    return { json: { month, stage, complete, customers: rows.map(({ month: _m, ...r }) => r), total }, text };
+    return { json: { month, stage, complete, customers: rows.map(({ month: _m, ...r }) => r), total }, text, note };
   };
 }

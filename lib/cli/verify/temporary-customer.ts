@@ -2,10 +2,12 @@
  * The customer `verify` checks a stage as: made through the same stores and audit trail as `customers set-plan`
  * and `keys create`, and taken out of service the same way as `keys revoke` and `customers suspend`, so that every
  * change it makes is in the audit trail and none outlives the run. Its id names the run (`verify-<UTC time>-<random>`),
- * which is also the name of the category it creates, so an operator can find both.
+ * which is also the name of the category it creates, so an operator can find both; the customer item says it is
+ * verify's (`purpose`), so that `customers list` and the billing export leave it out unless asked.
  */
 import { randomBytes } from 'node:crypto';
 import { changed } from '../../audit/trail.js';
+import { VERIFY_PURPOSE } from '../../auth/records.js';
 import { nowMs } from '../../clock.js';
 import type { Limits } from '../../plans.js';
 import type { Stage } from '../../stacks.js';
@@ -56,6 +58,8 @@ export async function createTemporaryCustomer(
   await auth.setPlan(customerId, 'enterprise', limits, {
     now,
     seen: null,
+    // Marked as verify's, so that `customers list` and the billing export leave it out.
+    purpose: VERIFY_PURPOSE,
     also: [audit.entry({ action: 'plan-change', customerId, changes: changed({}, { plan: 'enterprise', ...limits }) }, now)],
   });
   try {

@@ -1,0 +1,16 @@
+/**
+ * `--include-verify` of the listings that leave out `petstore verify`'s temporary customers (`customers list`, the
+ * billing export): which customers to show, and the note that says how many were left out.
+ */
+import { type Customer, isVerifyCustomer } from '../auth/records.js';
+
+export const INCLUDE_VERIFY = 'include-verify';
+
+export function withoutVerify<C extends Pick<Customer, 'purpose'>>(customers: readonly C[], include: boolean) {
+  const shown = include ? [...customers] : customers.filter((c) => !isVerifyCustomer(c));
+  const leftOut = customers.length - shown.length;
+  const note = leftOut
+    ? `${leftOut} temporary ${leftOut === 1 ? 'customer' : 'customers'} of verify runs left out (--include-verify to show them)`
+    : undefined;
+  return { shown, note };
+}
