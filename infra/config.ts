@@ -2,12 +2,14 @@
  * Deployment settings of each environment, read from CDK context: one valibot schema with documented defaults.
  * Values come from `cdk.json` (`petstore.<stage>.<key>`) and can be overridden on the command line with
  * `-c petstore:<stage>:<key>=value`; command-line values arrive as strings, so numbers and booleans are coerced.
+ * A key or stage of the project's that the schema does not know is refused, not dropped.
  */
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import * as v from 'valibot';
 import { CATEGORY_ALLOWANCE_DEFAULT, CATEGORY_CAP } from '../lib/categories/limits.js';
 import { DEPRECATION_DEFAULTS, sunsetProblem } from '../lib/deprecation.js';
-import { type Stage, THROTTLE_DEFAULTS } from '../lib/stacks.js';
+import { STAGES, type Stage, THROTTLE_DEFAULTS } from '../lib/stacks.js';
+import { didYouMean } from './closest-name.js';
 import { DEPLOYMENT_CONFIGS, type DeploymentConfigName } from './constructs/gradual-deployment.js';
 
 const wholeNumberIn = (min: number, max: number) =>
@@ -138,8 +140,12 @@ export const StageSettingsSchema = v.pipe(
 );
 export type StageSettings = v.InferOutput<typeof StageSettingsSchema>;
 
-/** Reads what `node.tryGetContext` returns; `App` and tests both pass their own reader. */
-export type ContextReader = (key: string) => unknown;
+/**
+ * The whole CDK context, as `app.node.getAllContext()` returns it: cdk.json's context and every `-c` option. Only
+ * the project's own part is read and checked here (`petstore` and `petstore:<stage>:<key>`); the rest (CDK's feature
+ * flags and its own keys) is CDK's.
+ */
+export type Context = Readonly<Record<string, unknown>>;
 
 const SETTING_KEYS = Object.keys(StageSettingsSchema.pipe[0].entries);
 
@@ -150,19 +156,58 @@ const RETIRED_SETTINGS: Readonly<Record<string, string>> = {
 };
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isStage = (name: string): name is Stage => STAGES.some((stage) => stage === name);
+const OVERRIDE_FORM = 'a setting on the command line is -c petstore:<stage>:<key>=<value>';
 
-export function stageSettings(stage: Stage, context: ContextReader): StageSettings {
-  const fromJson = context('petstore');
-  const nested = isRecord(fromJson) ? fromJson[stage] : undefined;
-  const input: Record<string, unknown> = { ...(isRecord(nested) ? nested : {}) };
+/** A stage's name, or the error that names the unknown one and the stages there are. */
+function knownStage(name: string, where: string): Stage {
+  if (isStage(name)) return name;
+  throw new Error(`Invalid CDK context: unknown stage ${name} in ${where}${didYouMean(name, STAGES)}; the stages are ${STAGES.join(', ')}`);
+}
+
+/** Each stage's settings as `-c petstore:<stage>:<key>=value` (or such a key in cdk.json's context) gives them. */
+function overridesByStage(context: Context): Record<Stage, Record<string, unknown>> {
+  const overrides: Record<Stage, Record<string, unknown>> = { staging: {}, production: {} };
+  for (const [contextKey, value] of Object.entries(context)) {
+    if (contextKey === 'petstore' || !/^petstore\b/.test(contextKey) || value === undefined) continue;
+    const [, stage, key, ...rest] = contextKey.split(':');
+    if (!contextKey.startsWith('petstore:') || stage === undefined || key === undefined || rest.length > 0)
+      throw new Error(`Invalid CDK context: unknown key ${contextKey}; ${OVERRIDE_FORM}`);
+    overrides[knownStage(stage, contextKey)][key] = value;
+  }
+  return overrides;
+}
+
+/** Each stage's object of settings in cdk.json (`petstore.<stage>`). */
+function objectsByStage(context: Context): Record<Stage, Record<string, unknown>> {
+  const objects: Record<Stage, Record<string, unknown>> = { staging: {}, production: {} };
+  const root = context.petstore;
+  if (root === undefined) return objects;
+  if (!isRecord(root)) throw new Error(`Invalid CDK context: petstore in cdk.json must be an object with the settings of each stage`);
+  for (const [name, settings] of Object.entries(root)) {
+    const stage = knownStage(name, "cdk.json's petstore");
+    if (!isRecord(settings)) throw new Error(`Invalid CDK context: petstore.${stage} in cdk.json must be an object of settings`);
+    objects[stage] = settings;
+  }
+  return objects;
+}
+
+export function stageSettings(stage: Stage, context: Context): StageSettings {
+  const fromJson = objectsByStage(context)[stage];
+  const fromOptions = overridesByStage(context)[stage];
   for (const [key, why] of Object.entries(RETIRED_SETTINGS)) {
-    if (key in input || context(`petstore:${stage}:${key}`) !== undefined) throw new Error(`Invalid CDK context for ${stage}: ${why}`);
+    if (key in fromJson || key in fromOptions) throw new Error(`Invalid CDK context for ${stage}: ${why}`);
   }
-  for (const key of SETTING_KEYS) {
-    const override = context(`petstore:${stage}:${key}`);
-    if (override !== undefined) input[key] = override;
-  }
-  const result = v.safeParse(StageSettingsSchema, input);
+  // A misspelled key would otherwise be dropped by the schema, and its default deployed without a word.
+  const unknown = (key: string, named: string) =>
+    SETTING_KEYS.includes(key) ? [] : [`unknown setting ${named}${didYouMean(key, SETTING_KEYS)}`];
+  const problems = [
+    ...Object.keys(fromJson).flatMap((key) => unknown(key, `petstore.${stage}.${key} in cdk.json`)),
+    ...Object.keys(fromOptions).flatMap((key) => unknown(key, `petstore:${stage}:${key}`)),
+  ];
+  if (problems.length > 0)
+    throw new Error(`Invalid CDK context for ${stage}: ${problems.join('; ')} (the settings: docs/deploying.md, "Settings (cdk.json)")`);
+  const result = v.safeParse(StageSettingsSchema, { ...fromJson, ...fromOptions });
   if (!result.success) {
     const problems = result.issues.map((i) => `${v.getDotPath(i) ?? stage}: ${i.message}`).join('; ');
     throw new Error(`Invalid CDK context for ${stage} (petstore.${stage} in cdk.json or -c petstore:${stage}:<key>=...): ${problems}`);
@@ -180,15 +225,15 @@ export function stageSettings(stage: Stage, context: ContextReader): StageSettin
  * only together with its account, and an offline `npm run synth` stays environment-agnostic instead of pinning us-east-1.
  */
 export function deploymentEnv(
-  context: ContextReader,
+  context: Context,
   processEnv: Readonly<Record<string, string | undefined>> = process.env,
   pinned: { readonly account?: string; readonly region?: string } = {},
 ): { account?: string; region?: string } {
   // An empty value (CDK_DEFAULT_ACCOUNT= in a shell) means unset, not an account called "".
   const pick = (...values: unknown[]) => values.map((value) => (value === undefined ? '' : String(value))).find((value) => value !== '');
   const cliAccount = pick(processEnv.CDK_DEFAULT_ACCOUNT);
-  const account = pick(pinned.account, context('account'), cliAccount);
-  const region = pick(pinned.region, context('region'), cliAccount === undefined ? undefined : processEnv.CDK_DEFAULT_REGION);
+  const account = pick(pinned.account, context.account, cliAccount);
+  const region = pick(pinned.region, context.region, cliAccount === undefined ? undefined : processEnv.CDK_DEFAULT_REGION);
   if (account !== undefined && !/^\d{12}$/.test(account))
     throw new Error(`Invalid CDK context: account "${account}" is not a 12-digit AWS account id`);
   return { ...(account ? { account } : {}), ...(region ? { region } : {}) };

@@ -5,7 +5,7 @@
 import { App, type AppProps, Aspects } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { STACK_NAMES, type Stage } from '../lib/stacks.js';
-import { deploymentEnv, stageSettings } from './config.js';
+import { deploymentEnv, type StageSettings, stageSettings } from './config.js';
 import { PetStoreStack } from './pet-store-stack.js';
 
 export interface PetStoreApp {
@@ -15,12 +15,18 @@ export interface PetStoreApp {
 
 export function buildApp(props?: AppProps): PetStoreApp {
   const app = new App(props);
-  const context = (key: string) => app.node.tryGetContext(key);
+  // All of it, not key by key: the settings refuse a key of the project's that they do not know.
+  const context = app.node.getAllContext();
+  // Both stages' settings before either stack: a bad one fails the synth before esbuild bundles anything.
+  const settings: Record<Stage, StageSettings> = {
+    staging: stageSettings('staging', context),
+    production: stageSettings('production', context),
+  };
   const stack = (stage: Stage) => {
-    const settings = stageSettings(stage, context);
+    const { account, region } = settings[stage];
     // A stage that names its account and region is pinned to them; -c account/region only fill in what it leaves open.
-    const env = deploymentEnv(context, process.env, { account: settings.account, region: settings.region });
-    return new PetStoreStack(app, STACK_NAMES[stage], { stage, settings, env });
+    const env = deploymentEnv(context, process.env, { account, region });
+    return new PetStoreStack(app, STACK_NAMES[stage], { stage, settings: settings[stage], env });
   };
   // Staging first, as lib/stacks.ts lists the stages; the type wants one entry per Stage.
   const stacks: Record<Stage, PetStoreStack> = { staging: stack('staging'), production: stack('production') };

@@ -119,7 +119,7 @@ describe('the policy evaluator itself', () => {
 describe('the alarm destination', () => {
   /** A stack of `stage` alone (no cdk-nag, no bundling) with `settings` as -c strings, and its error annotations. */
   const stackWith = (stage: Stage, settings: Record<string, string>) => {
-    const context = (key: string) => settings[key.replace(`petstore:${stage}:`, '')];
+    const context = Object.fromEntries(Object.entries(settings).map(([key, value]) => [`petstore:${stage}:${key}`, value]));
     const stack = new PetStoreStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), `Alarms-${stage}`, {
       stage,
       settings: stageSettings(stage, context),

@@ -2,11 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import { deploymentEnv, stageSettings } from '../../infra/config.js';
 
-const reader = (context: Record<string, unknown>) => (key: string) => context[key];
-
 describe('stage settings', () => {
   it('default to the documented values when cdk.json says nothing', () => {
-    expect(stageSettings('staging', reader({}))).toEqual({
+    expect(stageSettings('staging', {})).toEqual({
       authorizerCacheTtlSeconds: 60,
       banSeconds: 900,
       categoryAllowance: 100,
@@ -26,17 +24,17 @@ describe('stage settings', () => {
   });
 
   it('take cdk.json values per stage, and -c petstore:<stage>:<key> strings over them', () => {
-    const context = reader({
+    const context = {
       petstore: { production: { banSeconds: 600, alarmOptOut: false }, staging: { banSeconds: 60 } },
       'petstore:production:banSeconds': '1200',
       'petstore:production:alarmOptOut': 'true',
-    });
+    };
     expect(stageSettings('production', context)).toMatchObject({ banSeconds: 1200, alarmOptOut: true });
     expect(stageSettings('staging', context)).toMatchObject({ banSeconds: 60 });
   });
 
   it('refuse a sunset earlier than the deprecation, naming both dates', () => {
-    const context = reader({ petstore: { staging: { petsDeprecatedAt: '2027-01-01T00:00:00Z', petsSunsetAt: '2026-01-01T00:00:00Z' } } });
+    const context = { petstore: { staging: { petsDeprecatedAt: '2027-01-01T00:00:00Z', petsSunsetAt: '2026-01-01T00:00:00Z' } } };
     expect(() => stageSettings('staging', context)).toThrow(
       /staging.*petsSunsetAt.*the sunset date 2026-01-01T00:00:00Z is earlier than the deprecation date 2027-01-01T00:00:00Z/,
     );
@@ -57,21 +55,36 @@ describe('stage settings', () => {
     ['region', 'Europe', /AWS region/],
     ['petsSunsetAt', 'next year', /ISO 8601/],
   ])('refuse %s=%s with a message that says what is expected', (key, value, message) => {
-    expect(() => stageSettings('production', reader({ [`petstore:production:${key}`]: value }))).toThrow(message);
+    expect(() => stageSettings('production', { [`petstore:production:${key}`]: value })).toThrow(message);
   });
 
   it('refuse an alarm opt-out beside an alarm destination', () => {
-    const context = reader({ 'petstore:production:alarmOptOut': 'true', 'petstore:production:alarmEmail': 'oncall@example.com' });
+    const context = { 'petstore:production:alarmOptOut': 'true', 'petstore:production:alarmEmail': 'oncall@example.com' };
     expect(() => stageSettings('production', context)).toThrow(/alarmOptOut=true .* keep one or the other/);
   });
 
   it('refuse wafEnabled, by name, wherever it is set: WAF is in front of every stage', () => {
-    expect(() => stageSettings('staging', reader({ petstore: { staging: { wafEnabled: false } } }))).toThrow(/remove wafEnabled/);
-    expect(() => stageSettings('staging', reader({ 'petstore:staging:wafEnabled': 'false' }))).toThrow(/remove wafEnabled/);
+    expect(() => stageSettings('staging', { petstore: { staging: { wafEnabled: false } } })).toThrow(/remove wafEnabled/);
+    expect(() => stageSettings('staging', { 'petstore:staging:wafEnabled': 'false' })).toThrow(/remove wafEnabled/);
+  });
+
+  it('refuse a key that is not a setting, in cdk.json or -c, naming the setting it probably meant', () => {
+    expect(() => stageSettings('production', { petstore: { production: { banSecond: 5 } } })).toThrow(
+      /unknown setting petstore\.production\.banSecond in cdk\.json \(did you mean banSeconds\?\)/,
+    );
+    expect(() => stageSettings('production', { 'petstore:production:throttleRatelimit': '9999' })).toThrow(
+      /unknown setting petstore:production:throttleRatelimit \(did you mean throttleRateLimit\?\)/,
+    );
+    // Another stage's keys and CDK's own are not this stage's settings.
+    expect(stageSettings('staging', { 'petstore:production:banSeconds': '5', '@aws-cdk/core:newStyleStackSynthesis': true })).toMatchObject(
+      {
+        banSeconds: 900,
+      },
+    );
   });
 
   it('want domainName and certificateArn together', () => {
-    expect(() => stageSettings('production', reader({ 'petstore:production:domainName': 'api.example.com' }))).toThrow(
+    expect(() => stageSettings('production', { 'petstore:production:domainName': 'api.example.com' })).toThrow(
       /domainName and certificateArn must be set together/,
     );
   });
@@ -79,37 +92,37 @@ describe('stage settings', () => {
 
 describe('deployment environment', () => {
   it('comes from context, else from the CDK CLI defaults, else stays environment-agnostic', () => {
-    expect(deploymentEnv(reader({ account: '123456789012', region: 'eu-west-1' }), {})).toEqual({
+    expect(deploymentEnv({ account: '123456789012', region: 'eu-west-1' }, {})).toEqual({
       account: '123456789012',
       region: 'eu-west-1',
     });
-    expect(deploymentEnv(reader({}), { CDK_DEFAULT_ACCOUNT: '210987654321', CDK_DEFAULT_REGION: 'us-east-2' })).toEqual({
+    expect(deploymentEnv({}, { CDK_DEFAULT_ACCOUNT: '210987654321', CDK_DEFAULT_REGION: 'us-east-2' })).toEqual({
       account: '210987654321',
       region: 'us-east-2',
     });
-    expect(deploymentEnv(reader({}), {})).toEqual({});
-    expect(deploymentEnv(reader({}), { CDK_DEFAULT_ACCOUNT: '', CDK_DEFAULT_REGION: '' })).toEqual({});
+    expect(deploymentEnv({}, {})).toEqual({});
+    expect(deploymentEnv({}, { CDK_DEFAULT_ACCOUNT: '', CDK_DEFAULT_REGION: '' })).toEqual({});
   });
 
   it("ignores the CLI's region without its account: the CLI sends us-east-1 whenever nothing configures a region", () => {
-    expect(deploymentEnv(reader({}), { CDK_DEFAULT_REGION: 'us-east-1' })).toEqual({});
-    expect(deploymentEnv(reader({}), { CDK_DEFAULT_ACCOUNT: '', CDK_DEFAULT_REGION: 'us-east-1' })).toEqual({});
-    expect(deploymentEnv(reader({ region: 'eu-west-1' }), { CDK_DEFAULT_REGION: 'us-east-1' })).toEqual({ region: 'eu-west-1' });
-    expect(deploymentEnv(reader({ account: '123456789012' }), { CDK_DEFAULT_REGION: 'us-east-1' })).toEqual({ account: '123456789012' });
+    expect(deploymentEnv({}, { CDK_DEFAULT_REGION: 'us-east-1' })).toEqual({});
+    expect(deploymentEnv({}, { CDK_DEFAULT_ACCOUNT: '', CDK_DEFAULT_REGION: 'us-east-1' })).toEqual({});
+    expect(deploymentEnv({ region: 'eu-west-1' }, { CDK_DEFAULT_REGION: 'us-east-1' })).toEqual({ region: 'eu-west-1' });
+    expect(deploymentEnv({ account: '123456789012' }, { CDK_DEFAULT_REGION: 'us-east-1' })).toEqual({ account: '123456789012' });
   });
 
   it("pins a stage that names its account and region to them, over -c account/region and the CLI's defaults", () => {
     const pinned = { account: '111111111111', region: 'eu-central-1' };
-    expect(deploymentEnv(reader({ account: '222222222222', region: 'us-east-2' }), {}, pinned)).toEqual(pinned);
-    expect(deploymentEnv(reader({}), { CDK_DEFAULT_ACCOUNT: '210987654321', CDK_DEFAULT_REGION: 'us-east-2' }, pinned)).toEqual(pinned);
+    expect(deploymentEnv({ account: '222222222222', region: 'us-east-2' }, {}, pinned)).toEqual(pinned);
+    expect(deploymentEnv({}, { CDK_DEFAULT_ACCOUNT: '210987654321', CDK_DEFAULT_REGION: 'us-east-2' }, pinned)).toEqual(pinned);
     // What the stage leaves open comes from the usual places.
-    expect(deploymentEnv(reader({ region: 'eu-west-1' }), {}, { account: '111111111111' })).toEqual({
+    expect(deploymentEnv({ region: 'eu-west-1' }, {}, { account: '111111111111' })).toEqual({
       account: '111111111111',
       region: 'eu-west-1',
     });
   });
 
   it('refuses an account id that is not 12 digits', () => {
-    expect(() => deploymentEnv(reader({ account: '1234' }), {})).toThrow(/12-digit/);
+    expect(() => deploymentEnv({ account: '1234' }, {})).toThrow(/12-digit/);
   });
 });

@@ -14,7 +14,7 @@ import { CDK_JSON_CONTEXT } from './synth-app.js';
 /** The logical id of the stage's Deployment in a staging stack synthesized with cdk.json's flags and `overrides`. */
 function deploymentId(overrides: Record<string, string>): string {
   const app = new App({ context: { ...CDK_JSON_CONTEXT, 'aws:cdk:bundling-stacks': [], 'aws:cdk:version-reporting': false } });
-  const settings = stageSettings('staging', (key) => overrides[key] ?? app.node.tryGetContext(key));
+  const settings = stageSettings('staging', { ...app.node.getAllContext(), ...overrides });
   const stack = new PetStoreStack(app, 'Deployment', { stage: 'staging', settings, env: { account: '123456789012', region: 'eu-west-1' } });
   const ids = Object.keys(Template.fromStack(stack).findResources('AWS::ApiGateway::Deployment'));
   expect(ids).toHaveLength(1);

@@ -20,15 +20,11 @@ const CERTIFICATE = 'arn:aws:acm:eu-west-1:123456789012:certificate/0a1b2c3d-111
 
 describe('a stack with a custom domain and reserved concurrency', () => {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-  const settings = stageSettings(
-    'staging',
-    (key) =>
-      ({
-        'petstore:staging:domainName': 'api.staging.example.com',
-        'petstore:staging:certificateArn': CERTIFICATE,
-        'petstore:staging:reservedConcurrency': '25',
-      })[key],
-  );
+  const settings = stageSettings('staging', {
+    'petstore:staging:domainName': 'api.staging.example.com',
+    'petstore:staging:certificateArn': CERTIFICATE,
+    'petstore:staging:reservedConcurrency': '25',
+  });
   const stack = new PetStoreStack(app, 'Options', { stage: 'staging', settings, env: { account: '123456789012', region: 'eu-west-1' } });
   const template = Template.fromStack(stack);
 
@@ -82,10 +78,10 @@ describe('accounts and regions per stage', () => {
 
 describe("a custom domain's certificate", () => {
   const settingsWith = (certificateArn: string) =>
-    stageSettings(
-      'staging',
-      (key) => ({ 'petstore:staging:domainName': 'api.staging.example.com', 'petstore:staging:certificateArn': certificateArn })[key],
-    );
+    stageSettings('staging', {
+      'petstore:staging:domainName': 'api.staging.example.com',
+      'petstore:staging:certificateArn': certificateArn,
+    });
   const US_EAST_1 = 'arn:aws:acm:us-east-1:123456789012:certificate/0a1b2c3d-1111-2222-3333-444455556666';
 
   it("is refused at synth when it is in another region than the stack's, naming both regions", () => {

@@ -270,7 +270,7 @@ describe.each(STAGES)('the %s stack', (stage) => {
 /** A stack synthesized on its own (no cdk-nag), from cdk.json's context with `-c`-style overrides. */
 function stackTemplate(stage: Stage, overrides: Record<string, string> = {}) {
   const cdkApp = new App({ context: { ...CDK_JSON_CONTEXT, 'aws:cdk:bundling-stacks': [], 'aws:cdk:version-reporting': false } });
-  const settings = stageSettings(stage, (key) => overrides[key] ?? cdkApp.node.tryGetContext(key));
+  const settings = stageSettings(stage, { ...cdkApp.node.getAllContext(), ...overrides });
   const stack = new PetStoreStack(cdkApp, `Rollout${stage}`, { stage, settings, env: { account: '123456789012', region: 'eu-west-1' } });
   const template = { Resources: readTemplate(Template.fromStack(stack).toJSON()).Resources };
   return { stack, template };
@@ -319,25 +319,23 @@ describe('stage settings of the rollout', () => {
   });
 
   it('default to a canary and to rollback on alarm, and take a configuration from the command line', () => {
-    expect(stageSettings('production', () => undefined)).toMatchObject({
+    expect(stageSettings('production', {})).toMatchObject({
       deploymentConfig: 'Canary10Percent5Minutes',
       rollbackOnAlarm: true,
       authorizerProvisionedConcurrency: 0,
     });
-    const settings = stageSettings('production', (key) =>
-      key === 'petstore:production:deploymentConfig' ? 'Linear10PercentEvery1Minute' : undefined,
-    );
+    const settings = stageSettings('production', { 'petstore:production:deploymentConfig': 'Linear10PercentEvery1Minute' });
     expect(settings.deploymentConfig).toBe('Linear10PercentEvery1Minute');
   });
 
   it('refuse an unknown deployment configuration, listing the known ones', () => {
-    const read = (key: string) => (key === 'petstore:staging:deploymentConfig' ? 'CodeDeployDefault.LambdaAllAtOnce' : undefined);
+    const read = { 'petstore:staging:deploymentConfig': 'CodeDeployDefault.LambdaAllAtOnce' };
     expect(() => stageSettings('staging', read)).toThrow(/staging.*deploymentConfig: must be one of AllAtOnce, Canary10Percent5Minutes,/);
   });
 
   it('refuse a provisioned concurrency that is negative, fractional or above 100', () => {
     for (const value of ['-1', '1.5', '101']) {
-      const read = (key: string) => (key === 'petstore:production:authorizerProvisionedConcurrency' ? value : undefined);
+      const read = { 'petstore:production:authorizerProvisionedConcurrency': value };
       expect(() => stageSettings('production', read), value).toThrow(/production.*authorizerProvisionedConcurrency/);
     }
   });

@@ -142,6 +142,22 @@ describe('npm run synth', () => {
     }
   });
 
+  it('fails on a misspelled -c setting before it bundles anything, naming it and the setting it probably meant', () => {
+    const failedOutdir = mkdtempSync(path.join(tmpdir(), 'petstore-synth-failed-'));
+    try {
+      const run = spawnSync('npm', ['run', '--silent', 'synth', '--', '--output', failedOutdir, '-c', 'petstore:production:banSecond=5'], {
+        cwd: ROOT,
+        env: { ...process.env, AWS_ACCESS_KEY_ID: '', AWS_SECRET_ACCESS_KEY: '', AWS_PROFILE: '', CDK_DEFAULT_ACCOUNT: '' },
+        encoding: 'utf8',
+      });
+      expect(run.status).not.toBe(0);
+      expect(run.stderr).toMatch(/unknown setting petstore:production:banSecond \(did you mean banSeconds\?\)/);
+      expect(readdirSync(failedOutdir).filter((name) => name.startsWith('asset.'))).toEqual([]);
+    } finally {
+      rmSync(failedOutdir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   it('produces a bundle that loads as ESM on Node.js and checks its table names at load', () => {
     const listCategories = bundles.find((b) => b.logicalId.startsWith('ApiListCategories'));
     expect(listCategories).toBeDefined();
