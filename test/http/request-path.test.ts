@@ -89,13 +89,17 @@ const post = (body: string, authorizer: Record<string, string> = customer(), key
 beforeAll(() => {
   dynamoClient().middlewareStack.add(
     (next, context) => async (args) => {
-      // The count is the conditional write that admits; refusals are counted toward a ban in batches, written up to
-      // a second later, so an earlier test's can arrive during another's.
+      // The count is the conditional write that admits, the one that compares with the plan's limit (`:perMinute`).
+      // Refusals are counted toward a ban in batches, by conditional writes of their own to the same table, up to a
+      // second later, so an earlier test's can arrive during another's: those are not the count.
+      const values = 'ExpressionAttributeValues' in args.input ? args.input.ExpressionAttributeValues : undefined;
       const counting =
         context.commandName === 'UpdateItemCommand' &&
         'TableName' in args.input &&
         args.input.TableName === process.env.COUNTERS_TABLE &&
-        'ConditionExpression' in args.input;
+        typeof values === 'object' &&
+        values !== null &&
+        ':perMinute' in values;
       if (counting) trace.steps.push('count sent');
       if (counting && trace.countAwaits) await stepSeen(trace.countAwaits);
       try {
