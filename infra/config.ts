@@ -169,7 +169,7 @@ function knownStage(name: string, where: string): Stage {
 function overridesByStage(context: Context): Record<Stage, Record<string, unknown>> {
   const overrides: Record<Stage, Record<string, unknown>> = { staging: {}, production: {} };
   for (const [contextKey, value] of Object.entries(context)) {
-    if (contextKey === 'petstore' || !/^petstore\b/.test(contextKey) || value === undefined) continue;
+    if (contextKey === 'petstore' || !/^petstore/i.test(contextKey) || value === undefined) continue;
     const [, stage, key, ...rest] = contextKey.split(':');
     if (!contextKey.startsWith('petstore:') || stage === undefined || key === undefined || rest.length > 0)
       throw new Error(`Invalid CDK context: unknown key ${contextKey}; ${OVERRIDE_FORM}`);

@@ -25,6 +25,7 @@ import {
   isConditionFailure,
   placeholders,
   refusalCountName,
+  retryingConflicts,
   UNBANNED_AT_NAME,
 } from './counter-item.js';
 import type { Admission, ConsumeOptions, CounterStore, UsageSnapshot } from './limiter.js';
@@ -95,20 +96,18 @@ export function dynamoRateLimiter(db: DynamoDBDocumentClient, table: string, opt
   async function unban(customerId: string, nowMs: number): Promise<boolean> {
     const now = Math.floor(nowMs / 1000);
     const { Item } = await db.send(new GetCommand({ TableName: table, Key: { customerId }, ConsistentRead: true }));
-    // The read names the refusal counts to remove, and spares the write where no ban was ever set; whether a ban
-    // runs is the write's condition, checked as it writes.
+    // The read names the refusal counts to remove; whether a ban runs is the write's condition, checked as it writes
+    // (a ban that starts between the read and the write is lifted too).
     const home = counterItem(Item);
     // Every refusal count goes too, so the next refusal does not start a new ban at once; and the unban's time stays,
     // so that refusals an instance still holds from before it are left out when they are written (ban.ts).
     const names: Record<string, string> = { '#unbanned': UNBANNED_AT_NAME };
     const counts = Object.keys(home ?? {}).filter((name) => name === refusalCountName(Number(name.slice(1))));
-    const liftedHome =
-      home?.banUntil !== undefined &&
-      (await liftBan(customerId, now, {
-        UpdateExpression: `SET #unbanned = :at REMOVE ${['banUntil', ...placeholders(counts, names)].join(', ')}`,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: { ':at': nowMs },
-      }));
+    const liftedHome = await liftBan(customerId, now, {
+      UpdateExpression: `SET #unbanned = :at REMOVE ${['banUntil', ...placeholders(counts, names)].join(', ')}`,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: { ':at': nowMs },
+    });
     // The customer's other items, if it is sharded (the CLI does not know its shard count: try them all).
     const liftedShards = await Promise.all(
       Array.from({ length: MAX_SHARDS - 1 }, (_, i) => liftBan(shardKey(customerId, i + 1), now, { UpdateExpression: 'REMOVE banUntil' })),
@@ -127,14 +126,17 @@ export function dynamoRateLimiter(db: DynamoDBDocumentClient, table: string, opt
     },
   ): Promise<boolean> {
     try {
-      await db.send(
-        new UpdateCommand({
-          TableName: table,
-          Key: { customerId: key },
-          ...update,
-          ConditionExpression: 'banUntil > :now',
-          ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':now': now },
-        }),
+      // A day move's transaction on the same item can conflict with the write, as with every write to it.
+      await retryingConflicts(() =>
+        db.send(
+          new UpdateCommand({
+            TableName: table,
+            Key: { customerId: key },
+            ...update,
+            ConditionExpression: 'banUntil > :now',
+            ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':now': now },
+          }),
+        ),
       );
       return true;
     } catch (error) {

@@ -76,6 +76,9 @@ describe('an unknown stage', () => {
       /petstore\.production\.banSeconds.*-c petstore:<stage>:<key>=<value>/,
     );
     expect(() => build({ 'petstore:production': '5' })).toThrow(/petstore:production.*-c petstore:<stage>:<key>=<value>/);
+    // The prefix in another letter case is the project's key misspelled, not someone else's.
+    expect(() => build({ 'Petstore:production:banSeconds': '5' })).toThrow(/Petstore:production:banSeconds.*-c petstore:<stage>/);
+    expect(() => build({ petStore_production_banSeconds: '5' })).toThrow(/petStore_production_banSeconds/);
     expect(() => build({ petstore: 'staging' })).toThrow(/petstore in cdk\.json must be an object/);
     expect(() => build({ petstore: { ...CDK_JSON_SETTINGS, staging: 5 } })).toThrow(/petstore\.staging in cdk\.json must be an object/);
   });
