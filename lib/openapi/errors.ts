@@ -75,7 +75,8 @@ export const ERROR_DOCS: Record<ErrorCode, { description: string; example: strin
     example: 'Too many requests were made after being refused: every key of this account is banned for 900 more seconds.',
   },
   THROTTLED: {
-    description: 'the stage-wide safety throttle.',
+    description:
+      "the stage-wide safety throttle, or the web ACL's limit on requests without a valid API key from one address (`Retry-After: 300`; that answer is the web ACL's own and carries no `X-Request-Id`).",
     example: 'The service is receiving too many requests overall; retry after the time in Retry-After',
   },
   INTERNAL_ERROR: {

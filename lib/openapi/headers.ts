@@ -5,7 +5,7 @@ import { ANSWER_HEADERS, BEARER_CHALLENGE, INVALID_TOKEN_CHALLENGE } from '../ht
 export const HEADERS: Record<string, { description: string; required?: boolean; schema: JsonSchema }> = {
   'X-RateLimit-Limit': {
     description:
-      'Requests allowed in the window with the fewest requests left after this one (on a tie, the day window). 0 on answers given before a customer is known (401, 404, 413, the 400 of a malformed request).',
+      'Requests allowed in the window with the fewest requests left after this one (on a tie, the day window). 0 on answers given before a customer is known (401, 404, 413, the 400 of a malformed request, the 429 of a throttle).',
     required: true,
     schema: { type: 'integer', format: 'int64', minimum: 0 },
   },
