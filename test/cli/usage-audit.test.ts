@@ -224,7 +224,7 @@ describe('audit trail', () => {
   it('audit without --customer lists every customer; --since leaves out what came before', async () => {
     const all = await cli('audit');
     expect(new Set(all.map((e: { customerId: string }) => e.customerId))).toEqual(
-      new Set(['audited', 'bill-free', 'bill-pro', 'bill-idle', 'bill-pets', 'bill-tight']),
+      new Set(['audited', 'bill-free', 'bill-pro', 'bill-idle', 'bill-pets', 'bill-tight', 'usage-old']),
     );
     const ats = all.map((e: { at: string }) => e.at);
     expect(ats).toEqual([...ats].sort());
