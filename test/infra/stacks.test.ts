@@ -89,9 +89,16 @@ describe.each(STAGES)('the %s stack', (stage) => {
     it('writes JSON access logs without the Authorization header or strings the client chooses freely', () => {
       const [, stageResource] = resourcesOf(stage, 'AWS::ApiGateway::Stage')[0] ?? [];
       const format = v.parse(v.string(), stageResource?.Properties?.AccessLogSetting?.Format);
-      // Substitute each variable as API Gateway would (numbers stay bare, messageString brings its own quotes).
-      const sample = format.replace('$context.error.messageString', '"Unauthorized"').replace(/\$context\.[A-Za-z.]+/g, '1');
-      expect(JSON.parse(sample)).toMatchObject({ requestId: '1', status: 1, customerId: '1' });
+      // Substitute each variable as API Gateway would on any request, with an error or without: a value, or "-" when it
+      // has none. Only variables inside quotes may be empty, so every line is JSON (the 429 metric filter reads them).
+      for (const value of ['1', '-', '']) {
+        const sample = format
+          .replace(/"\$context\.[A-Za-z.]+"/g, JSON.stringify(value))
+          .replace(/\$context\.(status|responseLatency)\b/g, '1');
+        expect(JSON.parse(sample)).toMatchObject({ requestId: value, status: 1, customerId: value });
+      }
+      // The variables left bare are numbers API Gateway fills on every request; messageString is not one of them.
+      expect(format.match(/:\$context\.[A-Za-z.]+/g)).toEqual([':$context.status', ':$context.responseLatency']);
       expect(format.toLowerCase()).not.toContain('authorization');
       // Unescaped client-chosen strings could forge JSON fields in the log.
       expect(format).not.toMatch(/\$context\.(identity\.userAgent|path)\b/);
@@ -235,7 +242,9 @@ describe.each(STAGES)('the %s stack', (stage) => {
         Architectures: ['arm64'],
         Handler: 'index.handler',
         MemorySize: 512,
-        LoggingConfig: { LogFormat: 'JSON', LogGroup: { Ref: expect.any(String) } },
+        // System logs at INFO: Lambda's START and REPORT lines (Init Duration, Max Memory Used) are INFO events, which
+        // WARN would drop; application logs at INFO, so the metric lines (no level, read as INFO) are kept.
+        LoggingConfig: { LogFormat: 'JSON', LogGroup: { Ref: expect.any(String) }, SystemLogLevel: 'INFO', ApplicationLogLevel: 'INFO' },
         TracingConfig: { Mode: 'Active' },
       });
       expect(fn.Properties?.Timeout).toBeGreaterThanOrEqual(10);
