@@ -41,7 +41,7 @@ export function buildApp(props?: AppProps): PetStoreApp {
   const stack = (stage: Stage) => {
     const created = new PetStoreStack(app, STACK_NAMES[stage], { stage, settings: settings[stage], env: envs[stage] });
     // The stage's execution logging needs the account's role set before the stage is created or updated.
-    created.addDependency(accountStacks[stage], "API Gateway's CloudWatch role must be set in the account before a stage logs");
+    created.addStackDependency(accountStacks[stage], "API Gateway's CloudWatch role must be set in the account before a stage logs");
     return created;
   };
   // Staging first, as lib/stacks.ts lists the stages; the type wants one entry per Stage.

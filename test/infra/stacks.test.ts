@@ -16,10 +16,12 @@ import { TABLES, type TableId } from '../../lib/dynamo/tables.js';
 import {
   ANSWER_HEADERS,
   BEARER_CHALLENGE,
+  FALLBACK_RESPONSE_TYPES,
   GATEWAY_RATE_LIMIT_HEADERS,
   GATEWAY_RESPONSES,
   type GatewayResponseSpec,
   INVALID_TOKEN_CHALLENGE,
+  UNCUSTOMISED_RESPONSE_TYPES,
 } from '../../lib/http/gateway-responses.js';
 import { DECISION_METRICS, metricsNamespace, SERVICE_NAME } from '../../lib/metric-names.js';
 import { PLAN_NAMES } from '../../lib/plans.js';
@@ -326,7 +328,8 @@ describe.each(STAGES)('the %s stack', (stage) => {
         const responses = resourcesOf(stage, 'AWS::ApiGateway::GatewayResponse').filter(([, r]) => r.Properties?.ResponseType === type);
         expect(responses).toHaveLength(1);
         const props = responses[0]?.[1].Properties ?? {};
-        expect(props.StatusCode).toBe(String(spec.status));
+        // The fallbacks keep API Gateway's status (each type's own); every other customised type states its own.
+        expect(props.StatusCode).toBe(FALLBACK_RESPONSE_TYPES.has(type) ? undefined : String(spec.status));
         const body = JSON.parse(props.ResponseTemplates['application/json']);
         expect(body).toEqual({
           code: spec.code,
@@ -369,15 +372,65 @@ describe.each(STAGES)('the %s stack', (stage) => {
       ['MISSING_AUTHENTICATION_TOKEN', '404', 'NOT_FOUND'],
       ['THROTTLED', '429', 'THROTTLED'],
       ['REQUEST_TOO_LARGE', '413', 'PAYLOAD_TOO_LARGE'],
-      ['DEFAULT_4XX', '400', 'VALIDATION_FAILED'],
-      ['DEFAULT_5XX', '500', 'INTERNAL_ERROR'],
       ['AUTHORIZER_FAILURE', '503', 'SERVICE_UNAVAILABLE'],
+      ['INTEGRATION_FAILURE', '503', 'SERVICE_UNAVAILABLE'],
+      ['INTEGRATION_TIMEOUT', '503', 'SERVICE_UNAVAILABLE'],
+      ['API_CONFIGURATION_ERROR', '500', 'INTERNAL_ERROR'],
     ])('%s is %s %s', (type, status, code) => {
       templates[stage].hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
         ResponseType: type,
         StatusCode: status,
         ResponseTemplates: { 'application/json': Match.stringLikeRegexp(`^\\{"code":"${code}",`) },
       });
+    });
+
+    it('leaves the fallbacks without a status, so no type API Gateway answers with takes theirs', () => {
+      for (const type of ['DEFAULT_4XX', 'DEFAULT_5XX']) {
+        const [[, response] = []] = resourcesOf(stage, 'AWS::ApiGateway::GatewayResponse').filter(
+          ([, r]) => r.Properties?.ResponseType === type,
+        );
+        expect(response?.Properties, type).toBeDefined();
+        expect(response?.Properties?.StatusCode, type).toBeUndefined();
+      }
+    });
+
+    it('customises every type API Gateway documents, but those this API cannot give, each for a reason the template shows', () => {
+      // "Gateway response types for API Gateway" (API Gateway Developer Guide), every type of its table.
+      const documented = [
+        'ACCESS_DENIED',
+        'API_CONFIGURATION_ERROR',
+        'AUTHORIZER_CONFIGURATION_ERROR',
+        'AUTHORIZER_FAILURE',
+        'BAD_REQUEST_PARAMETERS',
+        'BAD_REQUEST_BODY',
+        'DEFAULT_4XX',
+        'DEFAULT_5XX',
+        'EXPIRED_TOKEN',
+        'INTEGRATION_FAILURE',
+        'INTEGRATION_TIMEOUT',
+        'INVALID_API_KEY',
+        'INVALID_SIGNATURE',
+        'MISSING_AUTHENTICATION_TOKEN',
+        'QUOTA_EXCEEDED',
+        'REQUEST_TOO_LARGE',
+        'RESOURCE_NOT_FOUND',
+        'THROTTLED',
+        'UNAUTHORIZED',
+        'UNSUPPORTED_MEDIA_TYPE',
+        'WAF_FILTERED',
+      ];
+      const customised = resourcesOf(stage, 'AWS::ApiGateway::GatewayResponse').map(([, r]) => r.Properties?.ResponseType);
+      expect([...customised, ...Object.keys(UNCUSTOMISED_RESPONSE_TYPES)].sort()).toEqual([...documented].sort());
+      // The reasons: no request validator, no IAM authorization, no API key required, Lambda proxy integrations only.
+      expect(resourcesOf(stage, 'AWS::ApiGateway::RequestValidator')).toEqual([]);
+      const methods = resourcesOf(stage, 'AWS::ApiGateway::Method');
+      expect(methods.length).toBeGreaterThan(0);
+      for (const [id, method] of methods) {
+        expect(method.Properties?.AuthorizationType, id).toBe('CUSTOM');
+        expect(method.Properties?.ApiKeyRequired ?? false, id).toBe(false);
+        expect(method.Properties?.RequestValidatorId, id).toBeUndefined();
+        expect(method.Properties?.Integration?.Type, id).toBe('AWS_PROXY');
+      }
     });
 
     it('tells a throttled client when to retry', () => {
