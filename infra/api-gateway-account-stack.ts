@@ -31,7 +31,6 @@ export class ApiGatewayAccountStack extends Stack {
     // assume the provided IAM role" (AWS::ApiGateway::Account), so the stages keep logging.
     this.role.applyRemovalPolicy(RemovalPolicy.RETAIN);
     this.apiGatewayAccount.applyRemovalPolicy(RemovalPolicy.RETAIN);
-    this.apiGatewayAccount.node.addDependency(this.role);
     acknowledgeAccountRoleFindings(this.role);
   }
 }
