@@ -5,6 +5,7 @@
 import { ResponseType, type RestApi } from 'aws-cdk-lib/aws-apigateway';
 import {
   ANSWER_HEADERS,
+  FALLBACK_RESPONSE_TYPES,
   GATEWAY_RATE_LIMIT_HEADERS,
   GATEWAY_RESPONSES,
   type GatewayResponseSpec,
@@ -22,7 +23,8 @@ export function addGatewayResponses(api: RestApi, responses: Readonly<Record<str
   for (const [type, spec] of Object.entries(responses)) {
     api.addGatewayResponse(`Response${constructIdOf(type.toLowerCase().replaceAll('_', '-'))}`, {
       type: ResponseType.of(type),
-      statusCode: String(spec.status),
+      // A fallback keeps API Gateway's status: one of its own would become the status of every type not customised.
+      statusCode: FALLBACK_RESPONSE_TYPES.has(type) ? undefined : String(spec.status),
       responseHeaders: gatewayResponseHeaders(spec),
       templates: { 'application/json': gatewayResponseTemplate(spec, AUTHORIZER_MESSAGE_TYPES.has(type)) },
     });
