@@ -194,7 +194,7 @@ describe('npm start reloads', () => {
     const source = readFileSync(file, 'utf8');
     const edited = source.replace(
       "new HttpError('CATEGORY_EXISTS', error.message)",
-      "new HttpError('CATEGORY_EXISTS', `edited: ${error.message}`)",
+      "new HttpError('CATEGORY_EXISTS', 'edited: ' + error.message)",
     );
     expect(edited).not.toBe(source);
     writeFileSync(file, edited);
