@@ -3,11 +3,12 @@
  * CLI finding it by DATA_DIR, a taken port in one line, edits served without a restart with the data kept, and
  * SIGTERM, SIGHUP or the end of its parent leaving no process and no listener behind.
  */
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { freePort } from '../../infra/local/dynamodb-local.js';
@@ -54,13 +55,22 @@ function requestLines(output: string) {
     .map((line) => v.parse(LineSchema, JSON.parse(line)));
 }
 
-function cli(args: string[], env: Record<string, string>) {
-  return spawnSync('npm', ['run', '--silent', 'petstore', '--', ...args], {
+/** The CLI as a process; not spawnSync, which would stall this process's keep-alive sockets past the gateway's timeout. */
+async function cli(args: string[], env: Record<string, string>) {
+  const run = promisify(execFile)('npm', ['run', '--silent', 'petstore', '--', ...args], {
     cwd: ROOT,
     env: { ...process.env, DYNAMODB_ENDPOINT: '', DYNAMODB_PORT: '', PETSTORE_TABLE_PREFIX: 'petstore-', STAGE: '', ...env },
     encoding: 'utf8',
     timeout: 60_000,
   });
+  return run.then(
+    ({ stdout, stderr }) => ({ status: 0, stdout, stderr }),
+    (error: { code?: number; stdout?: string; stderr?: string }) => ({
+      status: error.code ?? 1,
+      stdout: error.stdout ?? '',
+      stderr: error.stderr ?? '',
+    }),
+  );
 }
 
 /** Signals the npm process (or kills its parent) and checks nothing it started is left: no process, no listener. */
@@ -103,8 +113,8 @@ describe('npm start, run through npm on ports of its own', () => {
     const unknown = await fetch(`${run.production}/nothing-here`);
     expect([created.status, conflict.status, unknown.status]).toEqual([201, 409, 404]);
     // A free customer's 61st request in a minute is refused.
-    expect(cli(['customers', 'set-plan', 'lines', 'free'], { DATA_DIR: run.env.DATA_DIR ?? '' }).status).toBe(0);
-    const made = cli(['keys', 'create', 'lines'], { DATA_DIR: run.env.DATA_DIR ?? '' });
+    expect((await cli(['customers', 'set-plan', 'lines', 'free'], { DATA_DIR: run.env.DATA_DIR ?? '' })).status).toBe(0);
+    const made = await cli(['keys', 'create', 'lines'], { DATA_DIR: run.env.DATA_DIR ?? '' });
     const freeKey = /pet_live_\w+/.exec(made.stdout)?.[0] ?? '';
     let refused: Response | undefined;
     for (let i = 0; i < 70 && !refused; i++) {
@@ -125,8 +135,8 @@ describe('npm start, run through npm on ports of its own', () => {
     expect(run.output()).not.toContain('key accepted');
   }, 120_000);
 
-  it('is found by the CLI through its DATA_DIR, with no port variable set', () => {
-    const shown = cli(['customers', 'show', 'demo'], { DATA_DIR: run.env.DATA_DIR ?? '' });
+  it('is found by the CLI through its DATA_DIR, with no port variable set', async () => {
+    const shown = await cli(['customers', 'show', 'demo'], { DATA_DIR: run.env.DATA_DIR ?? '' });
     expect(shown.stderr).toBe('');
     expect(shown.stdout).toContain('npm start demo');
   }, 60_000);
@@ -220,7 +230,7 @@ describe('npm start reloads', () => {
 describe('the CLI without a running npm start', () => {
   it('says which variables point it at one', async () => {
     const port = await freePort();
-    const viaPort = cli(['customers', 'show', 'demo'], { DYNAMODB_PORT: String(port) });
+    const viaPort = await cli(['customers', 'show', 'demo'], { DYNAMODB_PORT: String(port) });
     expect(viaPort.status).toBe(1);
     expect(viaPort.stderr).toContain(`cannot reach local DynamoDB at http://127.0.0.1:${port} (from DYNAMODB_PORT)`);
     expect(viaPort.stderr).toMatch(/DYNAMODB_ENDPOINT or DYNAMODB_PORT.*DATA_DIR/);
