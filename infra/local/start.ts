@@ -57,10 +57,10 @@ function startGatewayProcess(stage: string, port: number, endpoint: string): Pro
   const child = fork(serveScript, [], {
     execArgv: ['--import', 'tsx'],
     env: {
+      ...process.env,
       // The line per request names the request and its customer; the functions' own INFO lines ("key accepted" on
       // every call) would only repeat it. LOG_LEVEL=INFO shows them.
-      LOG_LEVEL: 'WARN',
-      ...process.env,
+      LOG_LEVEL: process.env.LOG_LEVEL || 'WARN',
       ...localTableNames(stage),
       STAGE: stage,
       PORT: String(port),
