@@ -13,7 +13,7 @@ import { createDynamoClient } from '../../lib/dynamo/create-client.js';
 import { localTableNames } from '../../lib/dynamo/tables.js';
 import { DEMO_CUSTOMER, issueDemoKey } from './demo-key.js';
 import { DOCS_PATH } from './docs.js';
-import { type DynamoLocal, JavaMissingError, makePrivateDir, startDynamoLocal } from './dynamodb-local.js';
+import { checkJava, type DynamoLocal, JavaMissingError, makePrivateDir, startDynamoLocal } from './dynamodb-local.js';
 import { watchAncestors } from './lifeline.js';
 import { takenPortLine } from './ports.js';
 import { watchSources } from './source-watch.js';
@@ -122,6 +122,8 @@ async function main(): Promise<void> {
   });
 
   let endpoint = settings.DYNAMODB_ENDPOINT;
+  // Without Java nothing can start, whichever ports are free: that is the line to see first.
+  if (!endpoint) checkJava();
   const taken = await takenPortLine([
     ...STAGES.map(({ port, variable }) => ({ port, variable, host: settings.HOST })),
     ...(endpoint ? [] : [{ port: settings.DYNAMODB_PORT, variable: 'DYNAMODB_PORT', host: '127.0.0.1' }]),
