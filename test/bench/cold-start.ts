@@ -8,7 +8,7 @@
  * Local behind it, in the environment Lambda would give the function (its template's variables, INFO logging and
  * metrics on, credentials and region from the environment).
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { build } from 'esbuild';
@@ -217,6 +217,20 @@ function coldRun(node: string, bundle: string, event: unknown, env: Record<strin
   return JSON.parse(readFileSync(RESULT_FILE, 'utf8'));
 }
 
+/** One untimed cold run through the recording proxy, which runs in this process: so the child runs alongside. */
+async function recordedRun(node: string, bundle: string, event: unknown, env: Record<string, string>): Promise<void> {
+  const child = spawn(node, ['--input-type=module', '-e', CHILD], {
+    env: { ...env, BENCH_BUNDLE: bundle, BENCH_EVENT: JSON.stringify(event), BENCH_RESULT: `${RESULT_FILE}.recorded` },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (c: Buffer) => {
+    stderr += c.toString();
+  });
+  const code = await new Promise<number | null>((done) => child.once('exit', done));
+  if (code !== 0) throw new Error(`${bundle} exited with ${code} while its calls were recorded: ${stderr.slice(0, 2000)}`);
+}
+
 export async function coldStarts(events: Record<string, () => unknown>, local: LocalDynamo, runs: number): Promise<ColdStart[]> {
   const functions = synthesizedFunctions();
   const node = node24();
@@ -234,7 +248,7 @@ export async function coldStarts(events: Record<string, () => unknown>, local: L
     const reference = await referenceBundle(fn);
     // One cold run through the recording proxy, not timed, gives the calls the floor makes.
     proxy.take();
-    coldRun(node, bundle, event(), { ...env, AWS_ENDPOINT_URL_DYNAMODB: proxy.url });
+    await recordedRun(node, bundle, event(), { ...env, AWS_ENDPOINT_URL_DYNAMODB: proxy.url });
     const calls = proxy.take();
     const floor = await floorBundle(ROOT, fn, calls);
     const times: number[] = [];
