@@ -48,7 +48,13 @@ export interface GatewayOptions {
   /** Import (and start) every function before listening, so that a broken one fails startup. */
   preload?: boolean;
   /** Told which instance of which operation answered each request that reached one (tests). */
-  onInvoked?: (invocation: { operationId: string; instance: number; statusCode: number | undefined }) => void;
+  onInvoked?: (invocation: {
+    operationId: string;
+    instance: number;
+    statusCode: number | undefined;
+    requestId: string;
+    customerId: string | undefined;
+  }) => void;
 }
 
 export interface Gateway {
@@ -101,7 +107,8 @@ export async function handleRequest(
   }
   const url = new URL(req.url ?? '/', 'http://localhost');
   const extra = options.extraRoutes?.[url.pathname];
-  if (extra && req.method === 'GET') return extra(req, res);
+  // HEAD as GET: Node sends the headers of a HEAD request's answer without its body.
+  if (extra && (req.method === 'GET' || req.method === 'HEAD')) return extra(req, res);
 
   const stagePrefix = `/${API_STAGE_NAME}`;
   const underStage = url.pathname === stagePrefix || url.pathname.startsWith(`${stagePrefix}/`);
@@ -144,7 +151,13 @@ export async function handleRequest(
   }
   try {
     const { result, instance } = await functions.invoke(match.route, event);
-    options.onInvoked?.({ operationId: match.route.operationId, instance, statusCode: result?.statusCode });
+    options.onInvoked?.({
+      operationId: match.route.operationId,
+      instance,
+      statusCode: result?.statusCode,
+      requestId,
+      customerId: auth.context.customerId,
+    });
     if (!result || typeof result.statusCode !== 'number') throw new Error('the function returned no proxy result');
     writeResult(res, result, requestId);
   } catch (error) {

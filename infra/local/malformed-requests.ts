@@ -101,6 +101,12 @@ export function rememberRequest(req: IncomingMessage, requestId: string): void {
   latestRequest.set(req.socket, { req, requestId });
 }
 
+/** The id the gateway gave a request it has taken (read by `npm start`'s line per request). */
+export function requestIdOf(req: IncomingMessage): string | undefined {
+  const latest = latestRequest.get(req.socket);
+  return latest?.req === req ? latest.requestId : undefined;
+}
+
 /**
  * The id of the request a parser error on this connection belongs to: the request whose body is being read (whose
  * handler then fails too, and logs it), else a new one, the error being in a request of its own.
