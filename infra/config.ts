@@ -9,7 +9,7 @@ import * as v from 'valibot';
 import { CATEGORY_ALLOWANCE_DEFAULT, CATEGORY_CAP } from '../lib/categories/limits.js';
 import { DEPRECATION_DEFAULTS, sunsetProblem } from '../lib/deprecation.js';
 import { STAGES, type Stage, THROTTLE_DEFAULTS } from '../lib/stacks.js';
-import { ADDRESS_LIMIT_DEFAULT, addressNeedPer60s, LARGEST_FIXED_PLAN } from '../lib/usage-plans.js';
+import { ADDRESS_LIMIT_DEFAULT, addressNeedPer60s, KEYLESS_LIMIT_DEFAULT, LARGEST_FIXED_PLAN } from '../lib/usage-plans.js';
 import { didYouMean } from './closest-name.js';
 import { DEPLOYMENT_CONFIGS, type DeploymentConfigName } from './constructs/gradual-deployment.js';
 
@@ -104,7 +104,7 @@ export const StageSettingsSchema = v.pipe(
      * Requests without a well-formed API key of this stage that one IP may send in any 5 minutes before WAF refuses
      * its further ones (WAF's minimum is 10). Requests that carry such a key are never counted (infra/constructs/web-acl.ts).
      */
-    wafRateLimitPer5Minutes: wholeNumber(10, 2_000_000_000, 2000),
+    wafRateLimitPer5Minutes: wholeNumber(10, 2_000_000_000, KEYLESS_LIMIT_DEFAULT),
     /**
      * Requests one source address may send in any 60 seconds, whatever its Authorization header says, before WAF
      * refuses its further ones (infra/constructs/web-acl.ts). At least what one address sends for a Business customer

@@ -75,5 +75,8 @@ export const LARGEST_FIXED_PLAN = PLAN_LIMITS.business;
 /** The per-address limit (requests in 60 s) when cdk.json sets none: exactly what a Business customer may send. */
 export const ADDRESS_LIMIT_DEFAULT = addressNeedPer60s(LARGEST_FIXED_PLAN.perMinute);
 
+/** Requests without a well-formed key one address may send in 5 minutes when cdk.json sets none (the keyless rule). */
+export const KEYLESS_LIMIT_DEFAULT = 2000;
+
 /** The web ACL's per-address rule counts over this window (one of WAF's 60, 120, 300 and 600 seconds). */
 export const ADDRESS_RATE_WINDOW_SECONDS = 60;

@@ -26,7 +26,7 @@
  */
 import { CfnIPSet, CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import { KEY_PREFIX } from '../../lib/auth/keys.js';
+import { wellFormedKeyPattern } from '../../lib/auth/keys.js';
 import {
   ANSWER_HEADERS,
   GATEWAY_RATE_LIMIT_HEADERS,
@@ -41,15 +41,12 @@ import { ADDRESS_RATE_WINDOW_SECONDS } from '../../lib/usage-plans.js';
 export const WAF_BODY_INSPECTION = { bytes: 16 * 1024, limit: 'KB_16' } as const;
 
 /**
- * What WAF looks for in the Authorization header to leave a request uncounted: a key of this stage's format
- * anywhere in it. Looser than the authorizer (which wants `Bearer <key>` and a valid checksum), never stricter, so
- * every request the authorizer could admit is left alone; a forged well-formed key gets past this rule and is
- * refused by the authorizer, without a DynamoDB read unless its (public, CRC32) checksum is right, then after one
- * GetItem; the stage throttle bounds such traffic.
+ * What WAF looks for in the Authorization header to leave a request uncounted by the keyless rule: a key of this
+ * stage's format anywhere in it. Looser than the authorizer (which wants `Bearer <key>` and a valid checksum), never
+ * stricter, so every request the authorizer could admit is left alone; a forged well-formed key gets past this rule
+ * and is counted by the address rule instead.
  */
-export function wellFormedKeyPattern(stage: Stage): string {
-  return `${KEY_PREFIX[stage]}[0-9A-Za-z]{36}`;
-}
+export { wellFormedKeyPattern };
 
 export interface WebAclProps {
   readonly name: string;

@@ -5,6 +5,7 @@
  * holds keys, the customer's record is the local gateway's model of them (infra/local/usage-plans.ts).
  */
 import { randomBytes } from 'node:crypto';
+import { randomBase62 } from './keys.js';
 
 /** The key, its id in API Gateway, and the usage plan (lib/usage-plans.ts) it is in. */
 export interface GatewayKey {
@@ -13,16 +14,9 @@ export interface GatewayKey {
   usagePlan: string;
 }
 
-const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-
 /** 40 random letters and digits (about 238 bits). */
 export function newGatewayKeyValue(): string {
-  // 248 = 4 × 62: the bytes below it map to the alphabet without bias.
-  let value = '';
-  while (value.length < 40) {
-    for (const byte of randomBytes(48)) if (byte < 248 && value.length < 40) value += ALPHABET[byte % 62];
-  }
-  return value;
+  return randomBase62(40);
 }
 
 /** The id a key gets where no API Gateway assigns one (the local gateway's model). */
