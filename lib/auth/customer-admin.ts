@@ -75,8 +75,9 @@ export function customerAdmin(db: DynamoDBDocumentClient, tables: Pick<AuthTable
       const guard = guardOn(options.seen);
       const purpose = options.purpose === undefined ? '' : ', purpose = :purpose';
       const usagePlan = options.gateway?.usagePlan ?? usagePlanFor(plan, limits ?? limitsOfPlan(plan)).name;
-      const gateway =
-        ', gatewayKey = if_not_exists(gatewayKey, :gatewayKey), gatewayKeyId = if_not_exists(gatewayKeyId, :gatewayKeyId), usagePlan = :usagePlan';
+      const gateway = options.gateway
+        ? ', gatewayKey = :gatewayKey, gatewayKeyId = :gatewayKeyId, usagePlan = :usagePlan'
+        : ', gatewayKey = if_not_exists(gatewayKey, :gatewayKey), gatewayKeyId = if_not_exists(gatewayKeyId, :gatewayKeyId), usagePlan = :usagePlan';
       await transact(
         db,
         [
