@@ -13,7 +13,9 @@ import { type FixtureEntry, fixtureFile, writeFixtures } from '../support/stored
 
 const customers = fixtureFile('customers');
 const keys = fixtureFile('keys');
-const freeKey = keys.items.find((e: FixtureEntry) => e.item.customerId?.S === 'fixture-free' && e.note.startsWith('active key with a name'));
+const freeKey = keys.items.find(
+  (e: FixtureEntry) => e.item.customerId?.S === 'fixture-free' && e.note.startsWith('active key with a name'),
+);
 
 let step1: Gateway;
 let step3: Gateway;
