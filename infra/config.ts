@@ -136,7 +136,6 @@ export const StageSettingsSchema = v.pipe(
         ),
         v.check((list) => list.every(isCidr), 'must be a list of CIDR blocks such as 203.0.113.0/24 or 2001:db8::/56'),
       ),
-      [],
     ),
     /**
      * Whether every method requires the usage plan key the authorizer names. false only for the first deploy of the
