@@ -10,6 +10,7 @@ import { CATEGORY_ALLOWANCE_DEFAULT, CATEGORY_CAP } from '../lib/categories/limi
 import { DEPRECATION_DEFAULTS, sunsetProblem } from '../lib/deprecation.js';
 import { STAGES, type Stage, THROTTLE_DEFAULTS } from '../lib/stacks.js';
 import { ADDRESS_LIMIT_DEFAULT, addressNeedPer60s, KEYLESS_LIMIT_DEFAULT, LARGEST_FIXED_PLAN } from '../lib/usage-plans.js';
+import { AddressListSchema } from './address-list.js';
 import { didYouMean } from './closest-name.js';
 import { DEPLOYMENT_CONFIGS, type DeploymentConfigName } from './constructs/gradual-deployment.js';
 
@@ -46,10 +47,6 @@ const RETENTION_DAYS: readonly RetentionDays[] = Object.values(RetentionDays).fi
   (days): days is RetentionDays => typeof days === 'number' && days !== RetentionDays.INFINITE,
 );
 const isRetentionDays = (days: number): days is RetentionDays => RETENTION_DAYS.some((allowed) => allowed === days);
-
-const IPV4_CIDR = /^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}\/(3[0-2]|[12]?\d)$/;
-const IPV6_CIDR = /^[0-9a-f:]*:[0-9a-f:]*\/(12[0-8]|1[01]\d|[1-9]?\d)$/i;
-const isCidr = (text: string) => IPV4_CIDR.test(text) || IPV6_CIDR.test(text);
 
 const DEPLOYMENT_CONFIG_NAMES = Object.keys(DEPLOYMENT_CONFIGS).filter((name): name is DeploymentConfigName => name in DEPLOYMENT_CONFIGS);
 
@@ -100,16 +97,9 @@ export const StageSettingsSchema = v.pipe(
     petsDeprecatedAt: isoDate(DEPRECATION_DEFAULTS.deprecatedAt),
     petsSunsetAt: isoDate(DEPRECATION_DEFAULTS.sunsetAt),
     docsUrl: v.optional(v.pipe(v.string(), v.url('must be a URL')), DEPRECATION_DEFAULTS.docsUrl),
-    /**
-     * Requests without a well-formed API key of this stage that one IP may send in any 5 minutes before WAF refuses
-     * its further ones (WAF's minimum is 10). Requests that carry such a key are never counted (infra/constructs/web-acl.ts).
-     */
+    /** Requests without a well-formed key of this stage one IP may send in 5 minutes (WAF's minimum is 10; web-acl.ts). */
     wafRateLimitPer5Minutes: wholeNumber(10, 2_000_000_000, KEYLESS_LIMIT_DEFAULT),
-    /**
-     * Requests one source address may send in any 60 seconds, whatever its Authorization header says, before WAF
-     * refuses its further ones (infra/constructs/web-acl.ts). At least what one address sends for a Business customer
-     * at the window's edges (lib/usage-plans.ts); in production at most 10 % of the stage throttle (60 × 50 a second).
-     */
+    /** Requests one IP may send in any 60 s, whatever its key; at least a Business customer's (lib/usage-plans.ts). */
     wafRateLimitPerIp: v.pipe(
       wholeNumber(10, 2_000_000_000, ADDRESS_LIMIT_DEFAULT),
       v.minValue(
@@ -117,30 +107,9 @@ export const StageSettingsSchema = v.pipe(
         `must be at least ${addressNeedPer60s(LARGEST_FIXED_PLAN.perMinute)}, what one address sends for a Business customer in 60 seconds at the window's edges`,
       ),
     ),
-    /**
-     * Egress addresses (IPv4 or IPv6 CIDR blocks) that the per-address rule leaves alone: those of Enterprise
-     * customers sold more than one address may send under wafRateLimitPerIp. In cdk.json a list; on the command line
-     * a comma-separated string.
-     */
-    wafAllowedAddresses: v.optional(
-      v.pipe(
-        v.union(
-          [
-            v.array(v.string()),
-            v.pipe(
-              v.string(),
-              v.transform((text) => text.split(',').map((part) => part.trim())),
-            ),
-          ],
-          'must be a list of CIDR blocks',
-        ),
-        v.check((list) => list.every(isCidr), 'must be a list of CIDR blocks such as 203.0.113.0/24 or 2001:db8::/56'),
-      ),
-    ),
-    /**
-     * Whether every method requires the usage plan key the authorizer names. false only for the first deploy of the
-     * release that brings usage plans, until `customers assign-gateway-keys` has run (docs/deploying.md, "Isolation").
-     */
+    /** Egress addresses the per-address rule does not count (infra/address-list.ts). */
+    wafAllowedAddresses: v.optional(AddressListSchema),
+    /** Every method requires the usage plan key; false only for step 1 of the upgrade (docs/deploying.md, "Isolation"). */
     requireGatewayKey: flag(true),
     logRetentionDays: v.pipe(wholeNumber(1, 3653, 90), v.guard(isRetentionDays, `must be one of ${RETENTION_DAYS.join(', ')}`)),
     /**

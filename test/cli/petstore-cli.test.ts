@@ -19,7 +19,14 @@ describe('petstore CLI: customers, keys, revocation', () => {
   beforeAll(async () => {
     const plan = await petstore('customers', 'set-plan', 'acme', 'free', '--json');
     expect(plan.code).toBe(0);
-    expect(JSON.parse(plan.stdout)).toEqual({ customerId: 'acme', plan: 'free', perMinute: 60, perDay: 1000, stage: 'production' });
+    expect(JSON.parse(plan.stdout)).toEqual({
+      customerId: 'acme',
+      plan: 'free',
+      perMinute: 60,
+      perDay: 1000,
+      stage: 'production',
+      usagePlan: 'free',
+    });
     const created = await petstore('keys', 'create', 'acme', '--name', 'ci key', '--json');
     expect(created.code).toBe(0);
     const output = JSON.parse(created.stdout);
@@ -241,7 +248,7 @@ describe('petstore CLI as a process (npm run petstore)', () => {
     const plan = await petstoreProcess(['customers', 'set-plan', 'proc-co', 'pro', '--json']);
     expect(plan).toEqual({
       code: 0,
-      stdout: `${JSON.stringify({ customerId: 'proc-co', plan: 'pro', perMinute: 300, perDay: 10000, stage: 'production' })}\n`,
+      stdout: `${JSON.stringify({ customerId: 'proc-co', plan: 'pro', perMinute: 300, perDay: 10000, stage: 'production', usagePlan: 'pro' })}\n`,
       stderr: '',
     });
     const created = await petstoreProcess(['keys', 'create', 'proc-co', '--json']);
