@@ -48,6 +48,8 @@ const RETENTION_DAYS: readonly RetentionDays[] = Object.values(RetentionDays).fi
 );
 const isRetentionDays = (days: number): days is RetentionDays => RETENTION_DAYS.some((allowed) => allowed === days);
 
+const BUSINESS_NEED = addressNeedPer60s(LARGEST_FIXED_PLAN.perMinute);
+const BUSINESS_NEED_MESSAGE = `must be at least ${BUSINESS_NEED}, what one address sends for a Business customer in 60 s at the window's edges`;
 const DEPLOYMENT_CONFIG_NAMES = Object.keys(DEPLOYMENT_CONFIGS).filter((name): name is DeploymentConfigName => name in DEPLOYMENT_CONFIGS);
 
 export const StageSettingsSchema = v.pipe(
@@ -100,13 +102,7 @@ export const StageSettingsSchema = v.pipe(
     /** Requests without a well-formed key of this stage one IP may send in 5 minutes (WAF's minimum is 10; web-acl.ts). */
     wafRateLimitPer5Minutes: wholeNumber(10, 2_000_000_000, KEYLESS_LIMIT_DEFAULT),
     /** Requests one IP may send in any 60 s, whatever its key; at least a Business customer's (lib/usage-plans.ts). */
-    wafRateLimitPerIp: v.pipe(
-      wholeNumber(10, 2_000_000_000, ADDRESS_LIMIT_DEFAULT),
-      v.minValue(
-        addressNeedPer60s(LARGEST_FIXED_PLAN.perMinute),
-        `must be at least ${addressNeedPer60s(LARGEST_FIXED_PLAN.perMinute)}, what one address sends for a Business customer in 60 seconds at the window's edges`,
-      ),
-    ),
+    wafRateLimitPerIp: v.pipe(wholeNumber(10, 2_000_000_000, ADDRESS_LIMIT_DEFAULT), v.minValue(BUSINESS_NEED, BUSINESS_NEED_MESSAGE)),
     /** Egress addresses the per-address rule does not count (infra/address-list.ts). */
     wafAllowedAddresses: v.optional(AddressListSchema),
     /** Every method requires the usage plan key; false only for step 1 of the upgrade (docs/deploying.md, "Isolation"). */
