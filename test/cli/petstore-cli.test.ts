@@ -72,7 +72,18 @@ describe('petstore CLI: customers, keys, revocation', () => {
   });
 
   it('sets enterprise limits, and changes plans', async () => {
-    const result = await petstore('customers', 'set-plan', 'bigco', 'enterprise', '--per-minute', '5000', '--per-day', '2000000', '--json');
+    const result = await petstore(
+      'customers',
+      'set-plan',
+      'bigco',
+      'enterprise',
+      '--per-minute',
+      '5000',
+      '--per-day',
+      '2000000',
+      '--allow-listed',
+      '--json',
+    );
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ plan: 'enterprise', perMinute: 5000, perDay: 2000000 });
     const downgraded = JSON.parse((await petstore('customers', 'set-plan', 'bigco', 'pro', '--json')).stdout);
@@ -82,7 +93,8 @@ describe('petstore CLI: customers, keys, revocation', () => {
   it("accepts an Enterprise limit up to what the stage admits for one customer: cdk.json's throttle × 60 a minute", async () => {
     const { perMinute, perDay } = stageCapacity(cdkJsonStage('production').throttleRateLimit);
     const args = ['customers', 'set-plan', 'hugeco', 'enterprise', '--per-minute', String(perMinute), '--per-day', String(perDay)];
-    const result = await petstore(...args, '--json');
+    // Above what one address may send: sold with the allow-list (test/cli/gateway-keys.test.ts).
+    const result = await petstore(...args, '--allow-listed', '--json');
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ perMinute, perDay });
   });
