@@ -9,6 +9,8 @@ import * as v from 'valibot';
 import { CATEGORY_ALLOWANCE_DEFAULT, CATEGORY_CAP } from '../lib/categories/limits.js';
 import { DEPRECATION_DEFAULTS, sunsetProblem } from '../lib/deprecation.js';
 import { STAGES, type Stage, THROTTLE_DEFAULTS } from '../lib/stacks.js';
+import { ADDRESS_LIMIT_DEFAULT, addressNeedPer60s, KEYLESS_LIMIT_DEFAULT, LARGEST_FIXED_PLAN } from '../lib/usage-plans.js';
+import { AddressListSchema } from './address-list.js';
 import { didYouMean } from './closest-name.js';
 import { DEPLOYMENT_CONFIGS, type DeploymentConfigName } from './constructs/gradual-deployment.js';
 
@@ -46,6 +48,8 @@ const RETENTION_DAYS: readonly RetentionDays[] = Object.values(RetentionDays).fi
 );
 const isRetentionDays = (days: number): days is RetentionDays => RETENTION_DAYS.some((allowed) => allowed === days);
 
+const BUSINESS_NEED = addressNeedPer60s(LARGEST_FIXED_PLAN.perMinute);
+const BUSINESS_NEED_MESSAGE = `must be at least ${BUSINESS_NEED}, what one address sends for a Business customer in 60 s at the window's edges`;
 const DEPLOYMENT_CONFIG_NAMES = Object.keys(DEPLOYMENT_CONFIGS).filter((name): name is DeploymentConfigName => name in DEPLOYMENT_CONFIGS);
 
 export const StageSettingsSchema = v.pipe(
@@ -95,11 +99,14 @@ export const StageSettingsSchema = v.pipe(
     petsDeprecatedAt: isoDate(DEPRECATION_DEFAULTS.deprecatedAt),
     petsSunsetAt: isoDate(DEPRECATION_DEFAULTS.sunsetAt),
     docsUrl: v.optional(v.pipe(v.string(), v.url('must be a URL')), DEPRECATION_DEFAULTS.docsUrl),
-    /**
-     * Requests without a well-formed API key of this stage that one IP may send in any 5 minutes before WAF refuses
-     * its further ones (WAF's minimum is 10). Requests that carry such a key are never counted (infra/constructs/web-acl.ts).
-     */
-    wafRateLimitPer5Minutes: wholeNumber(10, 2_000_000_000, 2000),
+    /** Requests without a well-formed key of this stage one IP may send in 5 minutes (WAF's minimum is 10; web-acl.ts). */
+    wafRateLimitPer5Minutes: wholeNumber(10, 2_000_000_000, KEYLESS_LIMIT_DEFAULT),
+    /** Requests one IP may send in any 60 s, whatever its key; at least a Business customer's (lib/usage-plans.ts). */
+    wafRateLimitPerIp: v.pipe(wholeNumber(10, 2_000_000_000, ADDRESS_LIMIT_DEFAULT), v.minValue(BUSINESS_NEED, BUSINESS_NEED_MESSAGE)),
+    /** Egress addresses the per-address rule does not count (infra/address-list.ts). */
+    wafAllowedAddresses: v.optional(AddressListSchema),
+    /** Every method requires the usage plan key; false only for step 1 of the upgrade (docs/deploying.md, "Isolation"). */
+    requireGatewayKey: flag(true),
     logRetentionDays: v.pipe(wholeNumber(1, 3653, 90), v.guard(isRetentionDays, `must be one of ${RETENTION_DAYS.join(', ')}`)),
     /**
      * How CodeDeploy moves each function's traffic to a new version: one of CodeDeploy's predefined Lambda

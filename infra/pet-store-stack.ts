@@ -6,7 +6,14 @@
 import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { TABLES } from '../lib/dynamo/tables.js';
-import { API_URL_OUTPUT, type Stage, TABLE_OUTPUT_KEYS, THROTTLE_RATE_OUTPUT } from '../lib/stacks.js';
+import {
+  ADDRESS_RATE_OUTPUT,
+  API_URL_OUTPUT,
+  type Stage,
+  TABLE_OUTPUT_KEYS,
+  THROTTLE_RATE_OUTPUT,
+  USAGE_PLAN_IDS_OUTPUT,
+} from '../lib/stacks.js';
 import type { StageSettings } from './config.js';
 import { GradualDeployment } from './constructs/gradual-deployment.js';
 import { Monitoring } from './constructs/monitoring.js';
@@ -68,6 +75,7 @@ export class PetStoreStack extends Stack {
       authorizerCacheTtl: Duration.seconds(settings.authorizerCacheTtlSeconds),
       authorizerProvisionedConcurrency: settings.authorizerProvisionedConcurrency,
       throttle: { rateLimit: settings.throttleRateLimit, burstLimit: settings.throttleBurstLimit },
+      requireGatewayKey: settings.requireGatewayKey,
       operations: {
         banSeconds: settings.banSeconds,
         usageRetentionDays: settings.usageRetentionDays,
@@ -95,6 +103,8 @@ export class PetStoreStack extends Stack {
       stage,
       stageArn: this.api.api.deploymentStage.stageArn,
       ratePer5Minutes: settings.wafRateLimitPer5Minutes,
+      ratePerIp: settings.wafRateLimitPerIp,
+      allowedAddresses: settings.wafAllowedAddresses,
     });
     this.rollout = new GradualDeployment(this, 'Rollout', {
       stage,
@@ -117,6 +127,14 @@ export class PetStoreStack extends Stack {
       value: String(settings.throttleRateLimit),
       description:
         "The stage throttle in requests per second; the admin CLI's --aws mode sells no Enterprise limit above 60 times it a minute",
+    });
+    new CfnOutput(this, USAGE_PLAN_IDS_OUTPUT, {
+      value: this.toJsonString(Object.fromEntries(Object.entries(this.api.usagePlans).map(([name, plan]) => [name, plan.usagePlanId]))),
+      description: "The stage's usage plan ids by plan name (JSON); the admin CLI's --aws mode moves customers' gateway keys between them",
+    });
+    new CfnOutput(this, ADDRESS_RATE_OUTPUT, {
+      value: String(settings.wafRateLimitPerIp),
+      description: "Requests one address may send in 60 s (the web ACL's address-rate rule); the admin CLI warns when it sells more",
     });
     if (this.api.domain) {
       new CfnOutput(this, 'CustomDomainTarget', {

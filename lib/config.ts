@@ -126,6 +126,11 @@ export const LocalEnvSchema = v.object({
    * Warm instances of each function behind the local gateway (infra/local/instances.ts): 1 runs every function in the
    * gateway's process; more run each function as that many worker threads, each with its own module state.
    */
+  /**
+   * Whether the local gateway models WAF's rate rules and API Gateway's throttles with cdk.json's figures
+   * (infra/local/throttles.ts); `off` for load benches, which would otherwise measure the throttles.
+   */
+  GATEWAY_THROTTLES: v.optional(v.picklist(['on', 'off'], 'GATEWAY_THROTTLES must be on or off'), 'on'),
   LAMBDA_INSTANCES: v.pipe(
     wholeNumber('1'),
     v.minValue(1, 'LAMBDA_INSTANCES must be at least 1'),

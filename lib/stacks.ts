@@ -26,6 +26,12 @@ export const API_URL_OUTPUT = 'ApiUrl';
  */
 export const THROTTLE_RATE_OUTPUT = 'StageThrottleRateLimit';
 
+/** The stage's usage plan ids by usage plan name (lib/usage-plans.ts), as JSON: where `customers set-plan --aws` puts keys. */
+export const USAGE_PLAN_IDS_OUTPUT = 'UsagePlanIds';
+
+/** Requests one address may send in 60 s past the web ACL (cdk.json wafRateLimitPerIp), as deployed. */
+export const ADDRESS_RATE_OUTPUT = 'WafRateLimitPerIp';
+
 /** The stage throttle when `cdk.json` sets none (`throttleRateLimit`, `throttleBurstLimit`). */
 export const THROTTLE_DEFAULTS = { rateLimit: 100, burstLimit: 200 } as const;
 

@@ -8,11 +8,13 @@
 import { type Duration, Fn, Stack } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
+  ApiKeySourceType,
   AuthorizationType,
   EndpointType,
   LogGroupLogDestination,
   MethodLoggingLevel,
   RestApi,
+  type UsagePlan,
 } from 'aws-cdk-lib/aws-apigateway';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { CfnPermission } from 'aws-cdk-lib/aws-lambda';
@@ -22,6 +24,7 @@ import type { TableId } from '../../lib/dynamo/tables.js';
 import { BINARY_MEDIA_TYPES } from '../../lib/http/binary-media-types.js';
 import { ROUTES } from '../../lib/routes.js';
 import { API_STAGE_NAME, type Stage } from '../../lib/stacks.js';
+import { USAGE_PLANS } from '../../lib/usage-plans.js';
 import { ACCESS_LOG_FORMAT } from './access-log-format.js';
 import type { ApiFunction, FunctionConcurrencyProps, FunctionLogProps } from './api-function.js';
 import { ApiKeyAuthorizer } from './api-key-authorizer.js';
@@ -40,6 +43,11 @@ export interface PetStoreApiProps extends FunctionLogProps, FunctionConcurrencyP
   /** The stage-wide backstop, far above any plan: requests per second and burst. */
   readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
   readonly operations: OperationSettings;
+  /**
+   * Whether every method requires a usage plan key (the one the authorizer names). Off only for the first deploy of
+   * the release that brings usage plans, until every customer has its key (docs/deploying.md, "Isolation").
+   */
+  readonly requireGatewayKey: boolean;
   /** @default - none: clients use the execute-api URL */
   readonly customDomain?: { readonly domainName: string; readonly certificateArn: string };
 }
@@ -58,6 +66,8 @@ export class PetStoreApi extends Construct {
   /** The base URL clients use, ending in /v1 (no trailing slash). */
   readonly url: string;
   readonly domain?: CustomDomain;
+  /** The stage's usage plans (lib/usage-plans.ts), by their name within the stage. */
+  readonly usagePlans: Readonly<Record<string, UsagePlan>>;
 
   constructor(scope: Construct, id: string, props: PetStoreApiProps) {
     super(scope, id);
@@ -84,6 +94,8 @@ export class PetStoreApi extends Construct {
       endpointTypes: [EndpointType.REGIONAL],
       // Every request body reaches the functions as the client's bytes, so invalid UTF-8 is refused, not replaced.
       binaryMediaTypes: [...BINARY_MEDIA_TYPES],
+      // The authorizer names each customer's usage plan key (usageIdentifierKey); clients never send one.
+      apiKeySourceType: ApiKeySourceType.AUTHORIZER,
       // Not here: the account-wide role API Gateway writes execution logs with is one per account and region, set by
       // the stack of its own this stack depends on (infra/api-gateway-account-stack.ts).
       cloudWatchRole: false,
@@ -99,7 +111,11 @@ export class PetStoreApi extends Construct {
         accessLogDestination: new LogGroupLogDestination(this.accessLogGroup),
         accessLogFormat: AccessLogFormat.custom(ACCESS_LOG_FORMAT),
       },
-      defaultMethodOptions: { authorizationType: AuthorizationType.CUSTOM, authorizer: this.authorizer },
+      defaultMethodOptions: {
+        authorizationType: AuthorizationType.CUSTOM,
+        authorizer: this.authorizer,
+        apiKeyRequired: props.requireGatewayKey,
+      },
     });
     // RestApi's own URL output ends in "/v1/"; ApiUrl (stack outputs) is the one clients and the CLI read.
     this.api.node.tryRemoveChild('Endpoint');
@@ -131,6 +147,19 @@ export class PetStoreApi extends Construct {
     this.allFunctions = [this.authorizerFunction, ...Object.values(functions)];
 
     addGatewayResponses(this.api);
+
+    // A throttle per customer, applied before the stage's ("How throttling limit settings are applied in API Gateway").
+    // No quota: the day's count is exact in DynamoDB, and AWS applies quotas on a best-effort basis.
+    const usagePlans: Record<string, UsagePlan> = {};
+    for (const plan of USAGE_PLANS) {
+      usagePlans[plan.name] = this.api.addUsagePlan(`UsagePlan${constructIdOf(plan.name)}`, {
+        name: `petstore-${stage}-${plan.name}`,
+        description: `Pet Store ${stage}: the gateway's throttle for customers of ${plan.perMinute} requests a minute or less`,
+        throttle: { rateLimit: plan.rateLimit, burstLimit: plan.burstLimit },
+        apiStages: [{ api: this.api, stage: this.api.deploymentStage }],
+      });
+    }
+    this.usagePlans = usagePlans;
 
     // The stage moves to a new deployment only once every invoke permission of the aliases exists. Otherwise
     // CloudFormation may switch the stage to integrations whose permission is still being created (a new alias, a

@@ -17,12 +17,16 @@
  *    refused here, however many share one NAT address: their limits are the functions' to enforce, exactly. A
  *    flood of keyless requests is refused with 429 `THROTTLED` before it costs an authorizer call. Its
  *    `Retry-After` is the rule's evaluation window, the longest a block lasts once the address stops.
+ * 3. **Rate per address.** One IP may send at most `ratePerIp` requests in any 60 seconds, whatever its
+ *    Authorization header says (a made-up key of the right form included), so one address gets at most a bounded
+ *    share of the stage. Sized in lib/usage-plans.ts to admit what one address honestly sends for a Business
+ *    customer; addresses in `allowedAddresses` (Enterprise customers sold more) are not counted.
  *
  * No managed rule groups: the common rule set blocks bodies over 8 KB, which would refuse bodies the contract allows.
  */
-import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
+import { CfnIPSet, CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import { KEY_PREFIX } from '../../lib/auth/keys.js';
+import { wellFormedKeyPattern } from '../../lib/auth/keys.js';
 import {
   ANSWER_HEADERS,
   GATEWAY_RATE_LIMIT_HEADERS,
@@ -31,20 +35,18 @@ import {
 } from '../../lib/http/gateway-responses.js';
 import { MAX_BODY_BYTES } from '../../lib/http/json-body.js';
 import type { Stage } from '../../lib/stacks.js';
+import { ADDRESS_RATE_WINDOW_SECONDS } from '../../lib/usage-plans.js';
 
 /** WAF's body inspection limit for API Gateway that costs nothing extra, in bytes, and its AssociationConfig name. */
 export const WAF_BODY_INSPECTION = { bytes: 16 * 1024, limit: 'KB_16' } as const;
 
 /**
- * What WAF looks for in the Authorization header to leave a request uncounted: a key of this stage's format
- * anywhere in it. Looser than the authorizer (which wants `Bearer <key>` and a valid checksum), never stricter, so
- * every request the authorizer could admit is left alone; a forged well-formed key gets past this rule and is
- * refused by the authorizer, without a DynamoDB read unless its (public, CRC32) checksum is right, then after one
- * GetItem; the stage throttle bounds such traffic.
+ * What WAF looks for in the Authorization header to leave a request uncounted by the keyless rule: a key of this
+ * stage's format anywhere in it. Looser than the authorizer (which wants `Bearer <key>` and a valid checksum), never
+ * stricter, so every request the authorizer could admit is left alone; a forged well-formed key gets past this rule
+ * and is counted by the address rule instead.
  */
-export function wellFormedKeyPattern(stage: Stage): string {
-  return `${KEY_PREFIX[stage]}[0-9A-Za-z]{36}`;
-}
+export { wellFormedKeyPattern };
 
 export interface WebAclProps {
   readonly name: string;
@@ -53,6 +55,10 @@ export interface WebAclProps {
   readonly stageArn: string;
   /** Requests without a well-formed key of this stage that one IP may send in any 5 minutes. */
   readonly ratePer5Minutes: number;
+  /** Requests one IP may send in any 60 seconds, with or without a key. */
+  readonly ratePerIp: number;
+  /** CIDR blocks (IPv4 or IPv6) the per-address rule does not count. @default none */
+  readonly allowedAddresses?: readonly string[];
 }
 
 export class WebAcl extends Construct {
@@ -66,6 +72,24 @@ export class WebAcl extends Construct {
       );
     }
     const keyless = WEB_ACL_RESPONSES.KEYLESS_RATE;
+    const perAddress = WEB_ACL_RESPONSES.ADDRESS_RATE;
+    const allowed = this.allowList(props);
+    const blockWith = (response: (typeof WEB_ACL_RESPONSES)[keyof typeof WEB_ACL_RESPONSES]) => ({
+      block: {
+        customResponse: {
+          responseCode: response.status,
+          customResponseBodyKey: response.bodyKey,
+          // What every gateway answer carries: no-store, nosniff, the X-RateLimit headers of no known customer.
+          responseHeaders: Object.entries({ ...GATEWAY_RATE_LIMIT_HEADERS, ...ANSWER_HEADERS, ...response.headers }).map(
+            ([name, value]) => ({ name, value }),
+          ),
+        },
+      },
+    });
+    const body = (response: (typeof WEB_ACL_RESPONSES)[keyof typeof WEB_ACL_RESPONSES]) => ({
+      contentType: 'APPLICATION_JSON',
+      content: JSON.stringify({ code: response.code, message: response.message, status: response.status }),
+    });
     const metric = (rule: string) => ({
       cloudWatchMetricsEnabled: true,
       metricName: `${props.name}-${rule}`,
@@ -77,12 +101,7 @@ export class WebAcl extends Construct {
       defaultAction: { allow: {} },
       visibilityConfig: { cloudWatchMetricsEnabled: true, metricName: props.name, sampledRequestsEnabled: true },
       associationConfig: { requestBody: { API_GATEWAY: { defaultSizeInspectionLimit: WAF_BODY_INSPECTION.limit } } },
-      customResponseBodies: {
-        [keyless.bodyKey]: {
-          contentType: 'APPLICATION_JSON',
-          content: JSON.stringify({ code: keyless.code, message: keyless.message, status: keyless.status }),
-        },
-      },
+      customResponseBodies: { [keyless.bodyKey]: body(keyless), [perAddress.bodyKey]: body(perAddress) },
       rules: [
         {
           name: 'body-size',
@@ -119,25 +138,45 @@ export class WebAcl extends Construct {
               },
             },
           },
-          action: {
-            block: {
-              customResponse: {
-                responseCode: keyless.status,
-                customResponseBodyKey: keyless.bodyKey,
-                // What every gateway answer carries: no-store, nosniff, the X-RateLimit headers of no known customer.
-                responseHeaders: Object.entries({ ...GATEWAY_RATE_LIMIT_HEADERS, ...ANSWER_HEADERS, ...keyless.headers }).map(
-                  ([name, value]) => ({
-                    name,
-                    value,
-                  }),
-                ),
-              },
+          action: blockWith(keyless),
+          visibilityConfig: metric('keyless-rate'),
+        },
+        {
+          name: 'address-rate',
+          priority: 2,
+          statement: {
+            rateBasedStatement: {
+              aggregateKeyType: 'IP',
+              limit: props.ratePerIp,
+              evaluationWindowSec: ADDRESS_RATE_WINDOW_SECONDS,
+              ...(allowed ? { scopeDownStatement: { notStatement: { statement: allowed } } } : {}),
             },
           },
-          visibilityConfig: metric('keyless-rate'),
+          action: blockWith(perAddress),
+          visibilityConfig: metric('address-rate'),
         },
       ],
     });
     new CfnWebACLAssociation(this, 'Association', { resourceArn: props.stageArn, webAclArn: this.acl.attrArn });
+  }
+
+  /** A statement matching the allow-listed addresses (an IP set per address family), or none when there are none. */
+  private allowList(props: WebAclProps): CfnWebACL.StatementProperty | undefined {
+    const families = [
+      { version: 'IPV4', id: 'AllowedIpv4', addresses: (props.allowedAddresses ?? []).filter((a) => !a.includes(':')) },
+      { version: 'IPV6', id: 'AllowedIpv6', addresses: (props.allowedAddresses ?? []).filter((a) => a.includes(':')) },
+    ].filter((family) => family.addresses.length > 0);
+    const references = families.map((family) => {
+      const set = new CfnIPSet(this, family.id, {
+        name: `${props.name}-${family.id.toLowerCase()}`,
+        description: 'Egress addresses the per-address rate rule leaves alone (cdk.json wafAllowedAddresses)',
+        scope: 'REGIONAL',
+        ipAddressVersion: family.version,
+        addresses: family.addresses,
+      });
+      return { ipSetReferenceStatement: { arn: set.attrArn } };
+    });
+    if (references.length === 0) return undefined;
+    return references.length === 1 ? references[0] : { orStatement: { statements: references } };
   }
 }

@@ -15,7 +15,12 @@ import { authorizerEvent } from './events.js';
 export type AuthorizerHandler = (event: APIGatewayRequestAuthorizerEvent, context: unknown) => Promise<unknown>;
 
 export type AuthOutcome =
-  | { allowed: true; context: NonNullable<APIGatewayProxyEvent['requestContext']['authorizer']> }
+  | {
+      allowed: true;
+      context: NonNullable<APIGatewayProxyEvent['requestContext']['authorizer']>;
+      /** The API key the authorizer named for usage plans (API key source AUTHORIZER), if it named one. */
+      usageIdentifierKey?: string;
+    }
   | { allowed: false; response: GatewayResponseType; message?: string };
 
 const ttlSeconds = localConfig().AUTHORIZER_CACHE_TTL;
@@ -166,5 +171,5 @@ export async function authorize(event: APIGatewayProxyEvent): Promise<AuthOutcom
   // API Gateway hands context values to a REST proxy integration as strings.
   const context: Record<string, string> = { principalId: output.principalId, integrationLatency: String(Date.now() - started) };
   for (const [key, value] of Object.entries(output.context ?? {})) context[key] = String(value);
-  return { allowed: true, context };
+  return { allowed: true, context, ...(output.usageIdentifierKey ? { usageIdentifierKey: output.usageIdentifierKey } : {}) };
 }

@@ -15,7 +15,10 @@ const DEMO_KEY_NAME = 'npm start demo';
 export async function issueDemoKey(client: DynamoDBClient, stage: Stage): Promise<string> {
   const tables = localTableNames(stage);
   const store = authAdmin(DynamoDBDocumentClient.from(client), { customers: tables.CUSTOMERS_TABLE, keys: tables.KEYS_TABLE });
-  if (!(await store.getCustomer(DEMO_CUSTOMER))) await store.setPlan(DEMO_CUSTOMER, 'pro');
+  const demo = await store.getCustomer(DEMO_CUSTOMER);
+  if (!demo) await store.setPlan(DEMO_CUSTOMER, 'pro');
+  // A demo customer kept in .data/ from before usage plans gets its gateway key, as the upgrade gives every customer.
+  else if (!demo.gatewayKey) await store.assignGatewayKey(demo, undefined);
   for (const key of await store.listKeys(DEMO_CUSTOMER)) {
     if (key.name === DEMO_KEY_NAME && key.status === 'active') await store.revokeKey(key.keyId);
   }

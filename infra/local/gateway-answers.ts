@@ -5,6 +5,7 @@ import {
   GATEWAY_RATE_LIMIT_HEADERS,
   GATEWAY_RESPONSES,
   type GatewayResponseType,
+  WEB_ACL_RESPONSES,
 } from '../../lib/http/gateway-responses.js';
 
 function gatewayAnswer(type: GatewayResponseType, requestId: string, message?: string) {
@@ -41,4 +42,11 @@ export function rawGatewayResponse(type: GatewayResponseType, requestId: string,
     'Connection: close',
   ];
   return `${lines.join('\r\n')}\r\n\r\n${body}`;
+}
+
+/** An answer WAF gives itself (a rate rule's custom response): static headers only, no X-Request-Id. */
+export function sendWebAclResponse(res: ServerResponse, rule: keyof typeof WEB_ACL_RESPONSES): void {
+  const spec = WEB_ACL_RESPONSES[rule];
+  res.writeHead(spec.status, { 'Content-Type': 'application/json', ...GATEWAY_RATE_LIMIT_HEADERS, ...ANSWER_HEADERS, ...spec.headers });
+  res.end(JSON.stringify({ code: spec.code, message: spec.message, status: spec.status }));
 }

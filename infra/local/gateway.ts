@@ -7,9 +7,9 @@
  * unless the event is over Lambda's invoke payload limit (payload-limits.ts), and answers gateway-level refusals
  * from GATEWAY_RESPONSES, requests Node's parser refuses, CONNECT, half-closed connections, requests without exactly
  * one Host header and requests over API Gateway's URL and header limits included (malformed-requests.ts). One
- * gateway serves one environment, whose configuration is its process's. WAF's rate rule (requests without a key, per
- * address) is not modelled: it is an approximate count over 5 minutes that would make local runs depend on their own
- * history.
+ * gateway serves one environment, whose configuration is its process's. Usage plans (the API key the authorizer
+ * names) and, when given, the rate layers (WAF's rate rules, the usage plan's and the stage's throttles:
+ * throttles.ts) are gateway-layers.ts's.
  *
  * Methods: a REST API answers a method its resource does not define (HEAD and OPTIONS too: there are no such
  * methods and no CORS preflight here) with the Missing Authentication Token response, which is our 404. A
@@ -24,13 +24,14 @@ import { gatewayLog } from '../../lib/log.js';
 import { API_STAGE_NAME } from '../../lib/stacks.js';
 import { authorize } from './authorizer.js';
 import { proxyEvent } from './events.js';
-import { sendGatewayResponse } from './gateway-answers.js';
+import { sendGatewayResponse, sendWebAclResponse } from './gateway-answers.js';
+import { gatewayRefusal, type LayerOptions, sourceAddress, webAclRefusal } from './gateway-layers.js';
 import { inProcess, type LocalFunctions, workerInstances } from './instances.js';
 import { answerConnectionEdges, hostRefusal, NODE_MAX_HEADER_SIZE, rememberRequest, sizeRefusal } from './malformed-requests.js';
 import { API_GATEWAY_MAX_BODY_BYTES, overLambdaInvokeLimit, refusedByWebAcl } from './payload-limits.js';
 import { matchRoute } from './route-match.js';
 
-export interface GatewayOptions {
+export interface GatewayOptions extends LayerOptions {
   /** Extra pages served outside /v1 (the API reference); keyed by exact path. */
   extraRoutes?: Record<string, (req: IncomingMessage, res: ServerResponse) => void | Promise<void>>;
   /**
@@ -120,6 +121,8 @@ export async function handleRequest(
   if ((options.webAcl ?? true) && refusedByWebAcl(body === 'too-large' ? undefined : body.length)) {
     return sendGatewayResponse(res, 'WAF_FILTERED', requestId);
   }
+  const wafRule = webAclRefusal(options, sourceAddress(req.socket.remoteAddress), req.headers.authorization);
+  if (wafRule) return sendWebAclResponse(res, wafRule);
   if (!match) return sendGatewayResponse(res, 'MISSING_AUTHENTICATION_TOKEN', requestId);
   if (body === 'too-large') return sendGatewayResponse(res, 'REQUEST_TOO_LARGE', requestId);
 
@@ -136,10 +139,12 @@ export async function handleRequest(
     body: body.length ? body.toString(binary ? 'base64' : 'utf8') : null,
     isBase64Encoded: binary,
     requestId,
-    sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+    sourceIp: sourceAddress(req.socket.remoteAddress),
   });
   const auth = await authorize(event);
   if (!auth.allowed) return sendGatewayResponse(res, auth.response, requestId, auth.message);
+  const layerRefusal = await gatewayRefusal(options, auth, { method: match.route.method, resource: match.route.path });
+  if (layerRefusal) return sendGatewayResponse(res, layerRefusal, requestId);
   event.requestContext.authorizer = auth.context;
   // Lambda refuses the invocation and API Gateway answers 500; the function never runs.
   if (overLambdaInvokeLimit(event)) {

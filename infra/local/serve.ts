@@ -3,15 +3,20 @@
  * configuration (STAGE, table names) in process.env. Started by infra/local/start.ts; tells it when it listens, and
  * stops when told to or when start.ts goes away (the IPC channel closes). Writes the line per request.
  */
-import { localConfig } from '../../lib/config.js';
+import { cdkJsonStage } from '../../lib/cli/cdk-json.js';
+import { config, localConfig } from '../../lib/config.js';
 import { gatewayLog } from '../../lib/log.js';
 import { docsRoutes } from './docs.js';
 import { startGateway } from './gateway.js';
 import { logRequests } from './request-line.js';
+import { rateLayers } from './throttles.js';
 
 try {
-  const { PORT: port, HOST: host, LAMBDA_INSTANCES: instances, REQUEST_LOG: requestLog } = localConfig();
+  const { PORT: port, HOST: host, LAMBDA_INSTANCES: instances, REQUEST_LOG: requestLog, GATEWAY_THROTTLES: throttles } = localConfig();
   const customers = new Map<string, string | undefined>();
+  // The stage's figures as cdk.json deploys them: usage plans, and (unless switched off) the rate layers.
+  const stage = config().STAGE;
+  const settings = cdkJsonStage(stage);
   const gateway = await startGateway(
     port,
     {
@@ -19,6 +24,8 @@ try {
       instances,
       preload: true,
       onInvoked: ({ requestId, customerId }) => customers.set(requestId, customerId),
+      requireGatewayKey: settings.requireGatewayKey,
+      ...(throttles === 'on' ? { rateLayers: rateLayers(stage, settings) } : {}),
     },
     host,
   );

@@ -27,6 +27,7 @@ export const AUDIT_ACTIONS = [
   'unban',
   'category-rename',
   'category-delete',
+  'gateway-key',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

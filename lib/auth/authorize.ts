@@ -48,7 +48,13 @@ const MESSAGES: Record<Refusal, (stage: Stage, detail?: string) => string> = {
   suspended: () => 'The account this API key belongs to is suspended: its keys are refused until it is resumed; contact the API provider',
 };
 
-export type Decision = { allow: true; context: AuthContext } | { allow: false; refusal: Refusal; message: string };
+/**
+ * An Allow names the customer's gateway key (`usageIdentifierKey`), so that API Gateway applies its usage plan; a
+ * customer without one (from a release before usage plans) is refused by API Gateway once methods require the key.
+ */
+export type Decision =
+  | { allow: true; context: AuthContext; usageIdentifierKey?: string }
+  | { allow: false; refusal: Refusal; message: string };
 
 export function refuse(refusal: Refusal, stage: Stage, detail?: string): Decision {
   return { allow: false, refusal, message: MESSAGES[refusal](stage, detail) };
@@ -78,6 +84,7 @@ export async function decide(authorization: string | undefined, stage: Stage, st
   return {
     allow: true,
     context: { customerId: customer.customerId, keyId: record.keyId, plan: customer.plan, ...limits },
+    ...(customer.gatewayKey ? { usageIdentifierKey: customer.gatewayKey } : {}),
   };
 }
 
@@ -100,6 +107,9 @@ export function toPolicy(decision: Decision, methodArn: string): APIGatewayAutho
       principalId: decision.context.customerId,
       policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: resource }] },
       context: { ...decision.context },
+      // API key source AUTHORIZER: API Gateway takes the usage plan's key from here ("Output from an API Gateway
+      // Lambda authorizer"); it is not in the context, so no function sees it.
+      ...(decision.usageIdentifierKey ? { usageIdentifierKey: decision.usageIdentifierKey } : {}),
     };
   }
   return {

@@ -5,8 +5,13 @@
 import { type DynamoDBDocumentClient, GetCommand, ScanCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type { Limits, Plan } from '../plans.js';
+import { usagePlanFor } from '../usage-plans.js';
 import { type ChangeOptions, ConcurrentChange, CustomerNotFound, guardOn, transact } from './admin-change.js';
-import { type AuthTables, type Customer, CustomerSchema, customerOf } from './records.js';
+import { type GatewayKey, localGatewayKeyId, newGatewayKeyValue } from './gateway-keys.js';
+import { type AuthTables, type Customer, CustomerSchema, customerOf, limitsOf } from './records.js';
+
+/** A fixed plan's limits; Enterprise without its numbers is refused by the write's caller before it gets here. */
+const limitsOfPlan = (plan: Plan): Limits => (plan === 'enterprise' ? { perMinute: 1, perDay: 1 } : limitsOf({ plan }));
 
 export function customerAdmin(db: DynamoDBDocumentClient, tables: Pick<AuthTables, 'customers'>) {
   async function getCustomer(customerId: string): Promise<Customer | undefined> {
@@ -56,17 +61,23 @@ export function customerAdmin(db: DynamoDBDocumentClient, tables: Pick<AuthTable
     /**
      * Creates the customer or changes its plan; Enterprise takes both numbers, other plans drop them. `seen` is the
      * customer as the caller read it (null: none yet); the write happens only if it is still so. `purpose` marks a
-     * customer that is not one (records.ts), in the same write.
+     * customer that is not one (records.ts), in the same write. The customer's gateway key is kept if it has one, else
+     * `gateway`'s (the admin CLI's, made in API Gateway) or a new local one; its usage plan becomes `gateway`'s, or the
+     * plan's (lib/usage-plans.ts).
      */
     async setPlan(
       customerId: string,
       plan: Plan,
       limits?: Limits,
-      options: ChangeOptions & { seen?: Customer | null; purpose?: string } = {},
+      options: ChangeOptions & { seen?: Customer | null; purpose?: string; gateway?: GatewayKey } = {},
     ): Promise<Customer> {
       const now = (options.now ?? new Date()).toISOString();
       const guard = guardOn(options.seen);
       const purpose = options.purpose === undefined ? '' : ', purpose = :purpose';
+      const usagePlan = options.gateway?.usagePlan ?? usagePlanFor(plan, limits ?? limitsOfPlan(plan)).name;
+      const gateway = options.gateway
+        ? ', gatewayKey = :gatewayKey, gatewayKeyId = :gatewayKeyId, usagePlan = :usagePlan'
+        : ', gatewayKey = if_not_exists(gatewayKey, :gatewayKey), gatewayKeyId = if_not_exists(gatewayKeyId, :gatewayKeyId), usagePlan = :usagePlan';
       await transact(
         db,
         [
@@ -76,13 +87,16 @@ export function customerAdmin(db: DynamoDBDocumentClient, tables: Pick<AuthTable
               Key: { customerId },
               UpdateExpression:
                 plan === 'enterprise'
-                  ? `SET #plan = :plan, perMinute = :perMinute, perDay = :perDay, createdAt = if_not_exists(createdAt, :now), updatedAt = :now${purpose}`
-                  : `SET #plan = :plan, createdAt = if_not_exists(createdAt, :now), updatedAt = :now${purpose} REMOVE perMinute, perDay`,
+                  ? `SET #plan = :plan, perMinute = :perMinute, perDay = :perDay, createdAt = if_not_exists(createdAt, :now), updatedAt = :now${purpose}${gateway}`
+                  : `SET #plan = :plan, createdAt = if_not_exists(createdAt, :now), updatedAt = :now${purpose}${gateway} REMOVE perMinute, perDay`,
               ...(guard.condition ? { ConditionExpression: guard.condition } : {}),
               ExpressionAttributeNames: { '#plan': 'plan' },
               ExpressionAttributeValues: {
                 ':plan': plan,
                 ':now': now,
+                ':gatewayKey': options.gateway?.gatewayKey ?? newGatewayKeyValue(),
+                ':gatewayKeyId': options.gateway?.gatewayKeyId ?? localGatewayKeyId(),
+                ':usagePlan': usagePlan,
                 ...(options.purpose === undefined ? {} : { ':purpose': options.purpose }),
                 ...(plan === 'enterprise' ? { ':perMinute': limits?.perMinute, ':perDay': limits?.perDay } : {}),
                 ...guard.values,
@@ -94,6 +108,25 @@ export function customerAdmin(db: DynamoDBDocumentClient, tables: Pick<AuthTable
         () => concurrent(customerId),
       );
       return requireCustomer(customerId);
+    },
+
+    /**
+     * Gives a customer as `seen` (without a gateway key, from a release before usage plans) its gateway key in its
+     * plan's usage plan: `gateway` when the CLI made it in API Gateway, else a local one.
+     */
+    async assignGatewayKey(seen: Customer, gateway: GatewayKey | undefined, options: ChangeOptions = {}): Promise<Customer> {
+      const now = (options.now ?? new Date()).toISOString();
+      const key = gateway ?? {
+        gatewayKey: newGatewayKeyValue(),
+        gatewayKeyId: localGatewayKeyId(),
+        usagePlan: usagePlanFor(seen.plan, limitsOf(seen)).name,
+      };
+      return changeCustomer(
+        seen,
+        'SET gatewayKey = :gatewayKey, gatewayKeyId = :gatewayKeyId, usagePlan = :usagePlan, updatedAt = :now',
+        { ':gatewayKey': key.gatewayKey, ':gatewayKeyId': key.gatewayKeyId, ':usagePlan': key.usagePlan, ':now': now },
+        options,
+      );
     },
 
     /** Every customer, by id. */

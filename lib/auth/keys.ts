@@ -15,6 +15,14 @@ const CHECKSUM_LENGTH = 6;
 export const KEY_PREFIX: Record<Stage, string> = { production: 'pet_live_', staging: 'pet_test_' };
 export const KEY_PATTERN = /^pet_(live|test)_[0-9A-Za-z]{36}$/;
 
+/**
+ * What WAF looks for in the Authorization header to leave a request out of its keyless count: a key of this stage's
+ * format anywhere in it (infra/constructs/web-acl.ts; the local gateway's model of it, infra/local/throttles.ts).
+ */
+export function wellFormedKeyPattern(stage: Stage): string {
+  return `${KEY_PREFIX[stage]}[0-9A-Za-z]{36}`;
+}
+
 /** Uniform base62 characters: bytes of 248 and above are discarded so that no character is more likely. */
 export function randomBase62(length: number): string {
   let out = '';

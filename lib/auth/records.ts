@@ -24,6 +24,14 @@ export const CustomerSchema = v.object({
    * `customers list` and the billing export leave out. Any other value is kept and read as a customer's.
    */
   purpose: v.optional(v.string()),
+  /**
+   * The customer's API Gateway API key: its value (the usage identifier the authorizer names; an internal identifier,
+   * never shown to the customer, never logged), its id, and the usage plan it is in (lib/usage-plans.ts). Customers
+   * of a release before usage plans have none until `customers assign-gateway-keys` gives them one.
+   */
+  gatewayKey: v.optional(v.string()),
+  gatewayKeyId: v.optional(v.string()),
+  usagePlan: v.optional(v.string()),
 });
 export type Customer = v.InferOutput<typeof CustomerSchema>;
 

@@ -6,11 +6,20 @@
 import { readFileSync } from 'node:fs';
 import * as v from 'valibot';
 import { type Stage, THROTTLE_DEFAULTS } from '../stacks.js';
+import { ADDRESS_LIMIT_DEFAULT, KEYLESS_LIMIT_DEFAULT } from '../usage-plans.js';
 
 export const CDK_JSON = new URL('../../cdk.json', import.meta.url);
 
+const count = (fallback: number) => v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), fallback);
+
 const StageSchema = v.object({
-  throttleRateLimit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), THROTTLE_DEFAULTS.rateLimit),
+  throttleRateLimit: count(THROTTLE_DEFAULTS.rateLimit),
+  // What the local gateway models of the stage (infra/local/throttles.ts) and the CLI's address ceiling.
+  throttleBurstLimit: count(THROTTLE_DEFAULTS.burstLimit),
+  wafRateLimitPer5Minutes: count(KEYLESS_LIMIT_DEFAULT),
+  wafRateLimitPerIp: count(ADDRESS_LIMIT_DEFAULT),
+  wafAllowedAddresses: v.optional(v.array(v.string()), []),
+  requireGatewayKey: v.optional(v.boolean(), true),
   account: v.optional(v.string()),
   region: v.optional(v.string()),
 });

@@ -12,6 +12,7 @@ import { categoriesDelete } from './commands/categories-delete.js';
 import { categoriesList } from './commands/categories-list.js';
 import { categoriesRename } from './commands/categories-rename.js';
 import { categoriesReserveNames } from './commands/categories-reserve-names.js';
+import { customersAssignGatewayKeys } from './commands/customers-assign-gateway-keys.js';
 import { customersList } from './commands/customers-list.js';
 import { customersResume } from './commands/customers-resume.js';
 import { customersSetPlan } from './commands/customers-set-plan.js';
@@ -32,6 +33,7 @@ export const COMMANDS: readonly Command[] = [
   customersShow,
   customersSuspend,
   customersResume,
+  customersAssignGatewayKeys,
   keysCreate,
   keysList,
   keysRoll,

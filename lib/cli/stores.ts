@@ -10,8 +10,10 @@ import { categoryModeration } from '../categories/moderation.js';
 import { deprecatedCallStore } from '../rate-limit/deprecated-calls.js';
 import { dynamoRateLimiter } from '../rate-limit/dynamo-limiter.js';
 import { counterKeys } from '../rate-limit/shards.js';
+import { STACK_NAMES, STAGES } from '../stacks.js';
 import { usageHistory } from '../usage/history.js';
 import { UsageError } from './args.js';
+import { awsGatewayKeys, type GatewayKeys, localGatewayKeys } from './gateway-keys.js';
 import type { Target } from './targets.js';
 
 export function stores(target: Target) {
@@ -24,7 +26,24 @@ export function stores(target: Target) {
     usage: usageHistory(db, target.tables.COUNTERS_TABLE, { counterKeys }),
     audit: auditTrail(db, target.tables.AUDIT_TABLE, target.actor),
     categories: categoryModeration(db, target.tables.CATEGORIES_TABLE),
+    gateway: gatewayKeysOf(target),
   };
+}
+
+/** Locally the customer record; with --aws API Gateway's keys too, once the stack says where its usage plans are. */
+function gatewayKeysOf(target: Target): GatewayKeys {
+  if (!target.deployed) return localGatewayKeys;
+  const ids = target.usagePlanIds;
+  if (!ids || 'unknown' in ids) {
+    const why = ids && 'unknown' in ids ? String(ids.unknown) : 'no usage plans';
+    const refuse = async (): Promise<never> => {
+      throw new Error(`cannot place the customer's gateway key: ${why}`);
+    };
+    return { place: refuse, remove: refuse };
+  }
+  const stage = STAGES.find((name) => STACK_NAMES[name] === target.deployed?.stack);
+  if (!stage) throw new Error(`no stage has the stack ${target.deployed.stack}`);
+  return awsGatewayKeys(stage, ids);
 }
 
 export type Stores = ReturnType<typeof stores>;

@@ -13,7 +13,7 @@ import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import { adminCliConfig } from '../config.js';
 import { createDynamoClient } from '../dynamo/create-client.js';
 import { localTableNames, type TableId, type TableSpec } from '../dynamo/tables.js';
-import { STACK_NAMES, type Stage, TABLE_OUTPUT_KEYS, THROTTLE_RATE_OUTPUT } from '../stacks.js';
+import { ADDRESS_RATE_OUTPUT, STACK_NAMES, type Stage, TABLE_OUTPUT_KEYS, THROTTLE_RATE_OUTPUT, USAGE_PLAN_IDS_OUTPUT } from '../stacks.js';
 import { UsageError } from './args.js';
 import { CDK_JSON, cdkJsonStage } from './cdk-json.js';
 import { readRunningStart, runningStartFile } from './running-start.js';
@@ -31,6 +31,10 @@ export interface Target {
   throttle: { rateLimit: number; source: string } | { unknown: string };
   /** With --aws: the stack and the account and region it is in. */
   deployed?: { stack: string; account: string; region: string };
+  /** With --aws: the stage's usage plan ids by name (customers' gateway keys go there), or why they are not known. */
+  usagePlanIds?: Record<string, string> | { unknown: string };
+  /** Requests one address may send in 60 s past the web ACL, and where that figure comes from; unknown if not deployed. */
+  addressLimit: { perIp: number; source: string } | { unknown: string };
 }
 
 /** The OS user's name; userInfo throws where the user id has no name (some containers), and then the id stands in. */
@@ -73,6 +77,7 @@ export async function resolveTarget(stage: Stage, aws: boolean, cdkJson: URL = C
           : 'is `npm start` running? Set DYNAMODB_ENDPOINT or DYNAMODB_PORT to the DynamoDB it runs with, or leave both unset and set DATA_DIR to find it',
       actor: osUser(),
       throttle: { rateLimit: cdkJsonStage(stage, cdkJson).throttleRateLimit, source: `cdk.json petstore.${stage}.throttleRateLimit` },
+      addressLimit: { perIp: cdkJsonStage(stage, cdkJson).wafRateLimitPerIp, source: `cdk.json petstore.${stage}.wafRateLimitPerIp` },
     };
   }
   const stackName = STACK_NAMES[stage];
@@ -114,6 +119,7 @@ export async function resolveTarget(stage: Stage, aws: boolean, cdkJson: URL = C
     Number.isInteger(rate) && rate > 0
       ? { rateLimit: rate, source: `output ${THROTTLE_RATE_OUTPUT} of stack ${stackName}` }
       : { unknown: `stack ${stackName} has no output ${THROTTLE_RATE_OUTPUT}: deploy this version of the stack first` };
+  const perIp = Number(outputs.get(ADDRESS_RATE_OUTPUT));
   return {
     client: createDynamoClient(),
     tables,
@@ -121,5 +127,22 @@ export async function resolveTarget(stage: Stage, aws: boolean, cdkJson: URL = C
     actor: identity.arn,
     throttle,
     deployed: { stack: stackName, account: identity.account, region },
+    usagePlanIds: usagePlanIdsOf(outputs.get(USAGE_PLAN_IDS_OUTPUT), stackName),
+    addressLimit:
+      Number.isInteger(perIp) && perIp > 0
+        ? { perIp, source: `output ${ADDRESS_RATE_OUTPUT} of stack ${stackName}` }
+        : { unknown: `stack ${stackName} has no output ${ADDRESS_RATE_OUTPUT}: deploy this version of the stack first` },
   };
+}
+
+function usagePlanIdsOf(output: string | undefined, stackName: string): Record<string, string> | { unknown: string } {
+  const unknown = { unknown: `stack ${stackName} has no output ${USAGE_PLAN_IDS_OUTPUT}: deploy this version of the stack first` };
+  if (!output) return unknown;
+  try {
+    const parsed: unknown = JSON.parse(output);
+    if (typeof parsed !== 'object' || parsed === null) return unknown;
+    return Object.fromEntries(Object.entries(parsed).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+  } catch {
+    return unknown;
+  }
 }

@@ -8,6 +8,7 @@
  * meaning "no quota is being spent and there is no window to wait for" (docs/api.md, "Rate-limit headers").
  */
 import { UNAVAILABLE_RETRY_AFTER } from '../dynamo/outage.js';
+import { ADDRESS_RATE_WINDOW_SECONDS } from '../usage-plans.js';
 import type { ErrorCode } from './errors.js';
 
 export const GATEWAY_RATE_LIMIT_HEADERS: Readonly<Record<string, string>> = {
@@ -110,10 +111,28 @@ export const GATEWAY_RESPONSES = {
    * 413 body instead of this one.
    */
   REQUEST_TOO_LARGE: BODY_TOO_LARGE,
+  /**
+   * Every method requires a usage plan key, which the authorizer names (API key source AUTHORIZER). API Gateway
+   * refuses a request whose key it allowed but which names none, or a key in no usage plan of the stage: a customer
+   * not yet given its gateway key (docs/deploying.md, "Isolation"). Its key is valid, so the message sends the
+   * customer to the provider rather than to its key.
+   */
+  INVALID_API_KEY: {
+    status: 401,
+    code: 'UNAUTHORIZED',
+    message: 'The API key is valid, but its account is not enabled at the gateway yet; contact the API provider',
+    headers: { 'WWW-Authenticate': INVALID_TOKEN_CHALLENGE },
+  },
+  /**
+   * API Gateway's throttles: the customer's usage plan (its own bucket, sized never to refuse what its plan sells) and
+   * the stage's (all customers together). One response type serves both ("usage plan-, method-, stage-, or
+   * account-level throttling limits exceeded"), and its headers are static, so it cannot say which one refused.
+   */
   THROTTLED: {
     status: 429,
     code: 'THROTTLED',
-    message: 'The service is receiving too many requests overall; retry after the time in Retry-After',
+    message:
+      "Too many requests at the gateway: your account's request rate there, or the service's overall rate, is exceeded; retry after the time in Retry-After",
     headers: { 'Retry-After': '1' },
   },
   /** API Gateway could not invoke a function or use its answer (504 by default): retryable, as a function's timeout is. */
@@ -159,8 +178,7 @@ export const UNCUSTOMISED_RESPONSE_TYPES = {
   BAD_REQUEST_BODY: 'no method has a request validator: the functions validate',
   EXPIRED_TOKEN: 'no method uses IAM (SigV4) authorization: every method uses the Lambda authorizer',
   INVALID_SIGNATURE: 'no method uses IAM (SigV4) authorization: every method uses the Lambda authorizer',
-  INVALID_API_KEY: 'no method requires an API Gateway API key',
-  QUOTA_EXCEEDED: 'no method requires an API Gateway API key, so no usage plan quota applies',
+  QUOTA_EXCEEDED: 'no usage plan has a quota: the day counts are ours, exact',
   UNSUPPORTED_MEDIA_TYPE: 'every integration is a Lambda proxy integration, which passes every media type through',
 } as const satisfies Record<string, string>;
 
@@ -185,5 +203,17 @@ export const WEB_ACL_RESPONSES = {
     headers: { 'Retry-After': String(WAF_RATE_WINDOW_SECONDS) },
     /** Its body's key among the web ACL's custom response bodies. */
     bodyKey: 'keyless-rate',
+  },
+  /**
+   * The rate rule per source address, whatever its Authorization header says: a bounded share of the stage for one
+   * address. An honest client of any fixed plan stays under it; Retry-After is its window.
+   */
+  ADDRESS_RATE: {
+    status: 429,
+    code: 'THROTTLED',
+    message:
+      'Too many requests from this address, whatever their API key; spread your clients over more addresses or ask the API provider to allow-list yours, or retry after the time in Retry-After',
+    headers: { 'Retry-After': String(ADDRESS_RATE_WINDOW_SECONDS) },
+    bodyKey: 'address-rate',
   },
 } as const satisfies Record<string, GatewayResponseSpec & { bodyKey: string }>;

@@ -76,8 +76,8 @@ export const ERROR_DOCS: Record<ErrorCode, { description: string; example: strin
   },
   THROTTLED: {
     description:
-      "the stage-wide safety throttle, or the web ACL's limit on requests without a valid API key from one address (`Retry-After: 300`; that answer is the web ACL's own and carries no `X-Request-Id`).",
-    example: 'The service is receiving too many requests overall; retry after the time in Retry-After',
+      "the gateway's throttles, before the plan's counts: the customer's usage plan (never below what the plan allows) or the stage-wide safety throttle (`Retry-After: 1`); or the web ACL's limits per address: any requests from one address in 60 seconds (`Retry-After: 60`), or requests without a valid API key from one address in 5 minutes (`Retry-After: 300`); the web ACL's answers carry no `X-Request-Id`.",
+    example: GATEWAY_RESPONSES.THROTTLED.message,
   },
   INTERNAL_ERROR: {
     description: 'Something went wrong on our side; quote `X-Request-Id` if it persists.',

@@ -23,7 +23,8 @@ async function startChild(script: string, env: Record<string, string>): Promise<
   const port = await freePort();
   const child = fork(fileURLToPath(new URL(script, import.meta.url)), [], {
     execArgv: ['--import', 'tsx'],
-    env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: 'WARN' },
+    // The gateway's throttles off: the bench measures the service, not the throttles in front of it.
+    env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: 'WARN', GATEWAY_THROTTLES: 'off' },
     stdio: ['ignore', process.env.BENCH_VERBOSE ? 'inherit' : 'ignore', 'inherit', 'ipc'],
   });
   await new Promise<void>((resolve, reject) => {

@@ -14,7 +14,8 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveTarget } from '../../lib/cli/targets.js';
 import { TABLES } from '../../lib/dynamo/tables.js';
-import { STACK_NAMES, TABLE_OUTPUT_KEYS, THROTTLE_RATE_OUTPUT } from '../../lib/stacks.js';
+import { ADDRESS_RATE_OUTPUT, STACK_NAMES, TABLE_OUTPUT_KEYS, THROTTLE_RATE_OUTPUT, USAGE_PLAN_IDS_OUTPUT } from '../../lib/stacks.js';
+import { USAGE_PLANS } from '../../lib/usage-plans.js';
 import { petstoreProcess } from '../support/cli.js';
 import { listen } from '../support/listen.js';
 
@@ -29,6 +30,9 @@ function answer(action: string | null): string {
   }
   const pairs: [string, string | undefined][] = TABLES.map((t) => [TABLE_OUTPUT_KEYS[t.id], process.env[t.envVar]]);
   if (throttleOutput !== undefined) pairs.push([THROTTLE_RATE_OUTPUT, throttleOutput]);
+  // The usage plans' ids, and an address limit that admits 3,000 a minute from one address.
+  pairs.push([USAGE_PLAN_IDS_OUTPUT, JSON.stringify(Object.fromEntries(USAGE_PLANS.map((p) => [p.name, `up-${p.name}`])))]);
+  pairs.push([ADDRESS_RATE_OUTPUT, '9000']);
   const outputs = pairs.map(([key, value]) => `<member><OutputKey>${key}</OutputKey><OutputValue>${value}</OutputValue></member>`).join('');
   return `<DescribeStacksResponse xmlns="http://cloudformation.amazonaws.com/doc/2010-05-15/"><DescribeStacksResult><Stacks><member><StackName>${STACK_NAMES.production}</StackName><StackId>arn:aws:cloudformation:us-east-1:123456789012:stack/${STACK_NAMES.production}/1</StackId><CreationTime>2026-01-01T00:00:00Z</CreationTime><StackStatus>UPDATE_COMPLETE</StackStatus><Outputs>${outputs}</Outputs></member></Stacks></DescribeStacksResult><ResponseMetadata><RequestId>2</RequestId></ResponseMetadata></DescribeStacksResponse>`;
 }
@@ -43,6 +47,13 @@ beforeAll(async () => {
       body += chunk.toString();
     });
     request.on('end', () => {
+      // API Gateway (REST and JSON): the API key made, and the usage plan keys added and removed.
+      if (request.url?.startsWith('/apikeys') || request.url?.startsWith('/usageplans')) {
+        actions.push(`${request.method} ${request.url}`);
+        const made = request.url === '/apikeys' ? { id: 'key-1', name: 'k', enabled: true } : { id: 'key-1', type: 'API_KEY' };
+        response.writeHead(request.method === 'DELETE' ? 202 : 201, { 'Content-Type': 'application/json' }).end(JSON.stringify(made));
+        return;
+      }
       const action = new URLSearchParams(body).get('Action');
       actions.push(action ?? '?');
       response.writeHead(200, { 'Content-Type': 'text/xml' }).end(answer(action));
@@ -52,6 +63,7 @@ beforeAll(async () => {
   env = {
     AWS_ENDPOINT_URL_STS: aws,
     AWS_ENDPOINT_URL_CLOUDFORMATION: aws,
+    AWS_ENDPOINT_URL_API_GATEWAY: aws,
     AWS_ENDPOINT_URL_DYNAMODB: process.env.DYNAMODB_ENDPOINT ?? '',
     AWS_REGION: 'us-east-1',
     AWS_ACCESS_KEY_ID: 'AKIAEXAMPLE',
@@ -73,23 +85,34 @@ describe('petstore CLI --aws', () => {
       perMinute: 1000,
       perDay: 100000,
       stage: 'production',
+      usagePlan: 'business',
     });
     // On stderr, so that stdout stays one JSON document.
     expect(plan.stderr.trim()).toBe(
       `petstore: wrote to stack ${STACK_NAMES.production} in account 123456789012 (us-east-1) as ${CALLER_ARN}`,
     );
-    expect(actions).toEqual(expect.arrayContaining(['DescribeStacks', 'GetCallerIdentity']));
+    expect(actions).toEqual(
+      expect.arrayContaining(['DescribeStacks', 'GetCallerIdentity', 'POST /apikeys', 'POST /usageplans/up-business/keys']),
+    );
+
+    // A plan change moves the same key: out of the old usage plan (a key may be in one per stage), into the new.
+    const moved = await petstoreProcess(['customers', 'set-plan', 'aws-co', 'pro', '--aws', '--stage', 'production', '--json'], env);
+    expect(moved.code).toBe(0);
+    expect(actions.slice(-2)).toEqual(['DELETE /usageplans/up-business/keys/key-1', 'POST /usageplans/up-pro/keys']);
+    await petstoreProcess(['customers', 'set-plan', 'aws-co', 'business', '--aws', '--stage', 'production'], env);
 
     const audit = await petstoreProcess(['audit', '--customer', 'aws-co', '--aws', '--json'], env);
     expect(audit.stderr).toBe('');
-    expect(JSON.parse(audit.stdout)).toEqual([
-      expect.objectContaining({
-        customerId: 'aws-co',
-        action: 'plan-change',
-        actor: CALLER_ARN,
-        changes: expect.objectContaining({ plan: { from: null, to: 'business' } }),
-      }),
-    ]);
+    expect(JSON.parse(audit.stdout)).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          customerId: 'aws-co',
+          action: 'plan-change',
+          actor: CALLER_ARN,
+          changes: expect.objectContaining({ plan: { from: null, to: 'business' } }),
+        }),
+      ]),
+    );
   });
 
   it.each([

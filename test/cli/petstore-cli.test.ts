@@ -19,7 +19,14 @@ describe('petstore CLI: customers, keys, revocation', () => {
   beforeAll(async () => {
     const plan = await petstore('customers', 'set-plan', 'acme', 'free', '--json');
     expect(plan.code).toBe(0);
-    expect(JSON.parse(plan.stdout)).toEqual({ customerId: 'acme', plan: 'free', perMinute: 60, perDay: 1000, stage: 'production' });
+    expect(JSON.parse(plan.stdout)).toEqual({
+      customerId: 'acme',
+      plan: 'free',
+      perMinute: 60,
+      perDay: 1000,
+      stage: 'production',
+      usagePlan: 'free',
+    });
     const created = await petstore('keys', 'create', 'acme', '--name', 'ci key', '--json');
     expect(created.code).toBe(0);
     const output = JSON.parse(created.stdout);
@@ -65,7 +72,18 @@ describe('petstore CLI: customers, keys, revocation', () => {
   });
 
   it('sets enterprise limits, and changes plans', async () => {
-    const result = await petstore('customers', 'set-plan', 'bigco', 'enterprise', '--per-minute', '5000', '--per-day', '2000000', '--json');
+    const result = await petstore(
+      'customers',
+      'set-plan',
+      'bigco',
+      'enterprise',
+      '--per-minute',
+      '5000',
+      '--per-day',
+      '2000000',
+      '--allow-listed',
+      '--json',
+    );
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ plan: 'enterprise', perMinute: 5000, perDay: 2000000 });
     const downgraded = JSON.parse((await petstore('customers', 'set-plan', 'bigco', 'pro', '--json')).stdout);
@@ -75,7 +93,8 @@ describe('petstore CLI: customers, keys, revocation', () => {
   it("accepts an Enterprise limit up to what the stage admits for one customer: cdk.json's throttle × 60 a minute", async () => {
     const { perMinute, perDay } = stageCapacity(cdkJsonStage('production').throttleRateLimit);
     const args = ['customers', 'set-plan', 'hugeco', 'enterprise', '--per-minute', String(perMinute), '--per-day', String(perDay)];
-    const result = await petstore(...args, '--json');
+    // Above what one address may send: sold with the allow-list (test/cli/gateway-keys.test.ts).
+    const result = await petstore(...args, '--allow-listed', '--json');
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ perMinute, perDay });
   });
@@ -241,7 +260,7 @@ describe('petstore CLI as a process (npm run petstore)', () => {
     const plan = await petstoreProcess(['customers', 'set-plan', 'proc-co', 'pro', '--json']);
     expect(plan).toEqual({
       code: 0,
-      stdout: `${JSON.stringify({ customerId: 'proc-co', plan: 'pro', perMinute: 300, perDay: 10000, stage: 'production' })}\n`,
+      stdout: `${JSON.stringify({ customerId: 'proc-co', plan: 'pro', perMinute: 300, perDay: 10000, stage: 'production', usagePlan: 'pro' })}\n`,
       stderr: '',
     });
     const created = await petstoreProcess(['keys', 'create', 'proc-co', '--json']);

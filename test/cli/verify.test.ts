@@ -28,6 +28,7 @@ const CHECK_NAMES = [
   'deprecated GET /pets/{petId}: Deprecation, Sunset, Link',
   '429 RATE_LIMIT_EXCEEDED once the minute is used up',
   'GET /rate-limit: 200, plan and windows, no quota used',
+  'temporary gateway key deleted',
   'temporary key revoked (audited)',
   'categories the run created deleted (audited)',
   'temporary customer suspended (audited)',

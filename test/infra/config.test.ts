@@ -16,6 +16,8 @@ describe('stage settings', () => {
       docsUrl: 'https://petstore.example.com/docs',
       alarmOptOut: false,
       wafRateLimitPer5Minutes: 2000,
+      wafRateLimitPerIp: 3000,
+      requireGatewayKey: true,
       logRetentionDays: 90,
       deploymentConfig: 'Canary10Percent5Minutes',
       authorizerProvisionedConcurrency: 0,

@@ -36,8 +36,11 @@ describe.each(STAGES)('the %s stage', (stage) => {
     expect(envelope?.admittedPerMinute).toBe(envelope?.limits.perMinute);
   });
 
-  it('never counts a customer’s requests in WAF’s per-IP rate rule, so a NAT address shared by customers is bounded by the stage throttle only', () => {
-    expect(figures[stage].wafPerIpKeyed).toBe(Number.POSITIVE_INFINITY);
+  it('counts every request per address, made-up keys included, yet admits from one address what a Business customer sends at the window’s edges', () => {
+    const address = figures[stage].wafPerAddress;
+    expect(address).toBeDefined();
+    expect(((address?.limit ?? 0) * 60) / (address?.windowSeconds ?? 1)).toBeGreaterThanOrEqual(3 * 1_000);
+    for (const e of envelopes[stage]) expect(e.needsAllowList).toBe(e.plan === 'enterprise' && e.limits.perMinute > 1_000);
   });
 
   it('prints the figures', () => {
@@ -47,14 +50,16 @@ describe.each(STAGES)('the %s stage', (stage) => {
         `${stage}: stage throttle ${f.throttle.rateLimit}/s per method (burst ${f.throttle.burstLimit}); ` +
           `Lambda ${f.lambdaConcurrency.perFunction} concurrent per function (${f.lambdaConcurrency.reserved ? 'reserved' : "the account's shared pool, default quota"}) ` +
           `at ${ASSUMED_INVOCATION_SECONDS * 1000} ms each; counters table on demand, ${shown(f.countersTableWritesPerSecond)} writes/s when new; ` +
-          `WAF: ${f.wafPerIpKeyless.limit} requests without a key per IP per ${f.wafPerIpKeyless.windowSeconds} s, keyed requests not counted`,
+          `WAF: ${f.wafPerIpKeyless.limit} requests without a key per IP per ${f.wafPerIpKeyless.windowSeconds} s, ` +
+          `${f.wafPerAddress?.limit} requests of any kind per IP per ${f.wafPerAddress?.windowSeconds} s`,
       ].join('\n'),
     );
     console.table(
       envelopes[stage].map((e) => ({
         plan: e.plan,
         'plan /min': shown(e.limits.perMinute),
-        'WAF /min (one IP)': shown(e.layers.waf),
+        'WAF /min (one IP)': e.needsAllowList ? 'allow-listed' : shown(e.layers.waf),
+        'usage plan /min': shown(e.layers.usagePlan),
         'throttle /min': shown(e.layers.stageThrottle),
         'Lambda /min': shown(e.layers.lambda),
         'counter items /min': shown(e.layers.dynamoItems),

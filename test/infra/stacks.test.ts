@@ -421,13 +421,13 @@ describe.each(STAGES)('the %s stack', (stage) => {
       ];
       const customised = resourcesOf(stage, 'AWS::ApiGateway::GatewayResponse').map(([, r]) => r.Properties?.ResponseType);
       expect([...customised, ...Object.keys(UNCUSTOMISED_RESPONSE_TYPES)].sort()).toEqual([...documented].sort());
-      // The reasons: no request validator, no IAM authorization, no API key required, Lambda proxy integrations only.
+      // The reasons: no request validator, no IAM authorization, no usage plan quota, Lambda proxy integrations only.
       expect(resourcesOf(stage, 'AWS::ApiGateway::RequestValidator')).toEqual([]);
       const methods = resourcesOf(stage, 'AWS::ApiGateway::Method');
       expect(methods.length).toBeGreaterThan(0);
+      for (const [id, plan] of resourcesOf(stage, 'AWS::ApiGateway::UsagePlan')) expect(plan.Properties?.Quota, id).toBeUndefined();
       for (const [id, method] of methods) {
         expect(method.Properties?.AuthorizationType, id).toBe('CUSTOM');
-        expect(method.Properties?.ApiKeyRequired ?? false, id).toBe(false);
         expect(method.Properties?.RequestValidatorId, id).toBeUndefined();
         expect(method.Properties?.Integration?.Type, id).toBe('AWS_PROXY');
       }

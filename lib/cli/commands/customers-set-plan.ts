@@ -1,7 +1,9 @@
 /**
  * `customers set-plan`: creates a customer or changes its plan; Enterprise takes its own two limits. Audited. It
  * sells no limit the stage cannot admit for one customer: its throttle (cdk.json locally, the stack's output with
- * --aws) decides, so a limit above it is refused before anything is written.
+ * --aws) decides, so a limit above it is refused before anything is written. It gives the customer its gateway key
+ * and puts it in the plan's usage plan (lib/usage-plans.ts); an Enterprise limit above what one address may send
+ * past the web ACL needs `--allow-listed`, the operator's word that the customer's addresses are allow-listed.
  */
 import { changed } from '../../audit/trail.js';
 import { limitsOf } from '../../auth/records.js';
@@ -9,6 +11,7 @@ import { nowMs } from '../../clock.js';
 import { CUSTOM_LIMIT_MAX, type Limits, PLAN_NAMES, type Plan } from '../../plans.js';
 import { ITEM_CAPACITY_PER_MINUTE, MAX_SHARDS, PER_MINUTE_MAX } from '../../rate-limit/shards.js';
 import { type Stage, stageCapacity } from '../../stacks.js';
+import { addressNeedPer60s, largestPerMinuteUnder, usagePlanFor } from '../../usage-plans.js';
 import { CustomerIdSchema, parseLimit, parsePlan, parseWith, UsageError } from '../args.js';
 import { defineCommand } from '../command.js';
 import type { Target } from '../targets.js';
@@ -47,12 +50,34 @@ export function requireCapacity(plan: Plan, limits: Limits, stage: Stage, thrott
   }
 }
 
+/**
+ * An Enterprise limit whose honest traffic from one address (lib/usage-plans.ts) is over the web ACL's per-address
+ * limit: refused unless the operator says the customer's egress addresses are allow-listed; the note when they are.
+ */
+export function addressCeilingNote(plan: Plan, limits: Limits, stage: Stage, target: Target, allowListed: boolean): string | undefined {
+  if (plan !== 'enterprise') return undefined;
+  if ('unknown' in target.addressLimit)
+    throw new Error(`cannot tell what one address may send to the ${stage} stage: ${target.addressLimit.unknown}`);
+  const { perIp, source } = target.addressLimit;
+  const need = addressNeedPer60s(limits.perMinute);
+  if (need <= perIp) return undefined;
+  const over =
+    `--per-minute ${limits.perMinute} means up to ${need} requests in 60 s from one address, above the ${stage} web ACL's ` +
+    `${perIp} per address (${source}; enough for ${largestPerMinuteUnder(perIp)} a minute)`;
+  if (!allowListed) {
+    throw new UsageError(
+      `${over}: add the customer's egress addresses to wafAllowedAddresses in cdk.json and deploy, then run this again with --allow-listed (or sell at most ${largestPerMinuteUnder(perIp)} a minute)`,
+    );
+  }
+  return `${over}: sold with --allow-listed, so the customer's egress addresses must be in wafAllowedAddresses (cdk.json) of the deployed ${stage} stack, or its clients are refused past ${perIp} requests a minute per address`;
+}
+
 export const customersSetPlan = defineCommand({
   name: 'customers set-plan',
-  synopsis: `<customerId> <${PLAN_NAMES.join('|')}> [--per-minute N --per-day N]`,
+  synopsis: `<customerId> <${PLAN_NAMES.join('|')}> [--per-minute N --per-day N [--allow-listed]]`,
   positionals: [2, 2],
   writes: true,
-  flags: { 'per-minute': 'string', 'per-day': 'string' },
+  flags: { 'per-minute': 'string', 'per-day': 'string', 'allow-listed': 'boolean' },
   prepare({ args, flags, stage }) {
     const customerId = parseWith(CustomerIdSchema, args[0], 'customerId');
     const plan = parsePlan(args[1]);
@@ -66,21 +91,29 @@ export const customersSetPlan = defineCommand({
     }
     const wanted = perMinute && perDay ? { perMinute, perDay } : undefined;
     const limits = limitsOf({ plan, ...wanted });
-    return async ({ auth, audit }, target) => {
+    if (plan !== 'enterprise' && flags['allow-listed']) throw new UsageError('--allow-listed is for the enterprise plan only');
+    return async ({ auth, audit, gateway }, target) => {
       requireCapacity(plan, limits, stage, target.throttle);
+      const note = addressCeilingNote(plan, limits, stage, target, flags['allow-listed'] === true);
       const now = new Date(nowMs());
       const seen = (await auth.getCustomer(customerId)) ?? null;
       const changes = changed(seen ? { plan: seen.plan, ...limitsOf(seen) } : {}, { plan, ...limits });
-      if (Object.keys(changes).length) {
+      const usagePlan = usagePlanFor(plan, limits).name;
+      const placed = seen?.gatewayKey !== undefined && seen.usagePlan === usagePlan;
+      if (Object.keys(changes).length || !placed) {
+        // API Gateway first: a failure after it leaves the record as it was, and running the command again finishes.
+        const key = await gateway.place(seen ?? { customerId }, usagePlan);
         await auth.setPlan(customerId, plan, wanted, {
           now,
           seen,
-          also: [audit.entry({ action: 'plan-change', customerId, changes }, now)],
+          gateway: key,
+          also: Object.keys(changes).length ? [audit.entry({ action: 'plan-change', customerId, changes }, now)] : [],
         });
       }
       return {
-        json: { customerId, plan, ...limits, stage },
-        text: `customer ${customerId} is on the ${plan} plan: ${limits.perMinute} requests per minute, ${limits.perDay} per day (${stage})${Object.keys(changes).length ? '' : '; nothing changed'}`,
+        json: { customerId, plan, ...limits, stage, usagePlan },
+        text: `customer ${customerId} is on the ${plan} plan: ${limits.perMinute} requests per minute, ${limits.perDay} per day, usage plan ${usagePlan} (${stage})${Object.keys(changes).length || !placed ? '' : '; nothing changed'}`,
+        ...(note ? { note } : {}),
       };
     };
   },

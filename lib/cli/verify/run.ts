@@ -38,7 +38,7 @@ export interface VerifyRun {
 }
 
 export async function verifyStage(
-  stores: Pick<Stores, 'auth' | 'audit' | 'categories'>,
+  stores: Pick<Stores, 'auth' | 'audit' | 'categories' | 'gateway'>,
   stage: Stage,
   baseUrl: string,
   signal: AbortSignal,

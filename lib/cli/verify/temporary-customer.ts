@@ -11,6 +11,7 @@ import { VERIFY_PURPOSE } from '../../auth/records.js';
 import { nowMs } from '../../clock.js';
 import type { Limits } from '../../plans.js';
 import type { Stage } from '../../stacks.js';
+import { usagePlanFor } from '../../usage-plans.js';
 import { createAuditedKey } from '../audited-key.js';
 import { deleteCategory } from '../category-deletion.js';
 import type { Stores } from '../stores.js';
@@ -49,15 +50,18 @@ export function runName(now: Date): string {
 
 /** Creates the customer (never one that exists) and its key, each with its audit record in the same transaction. */
 export async function createTemporaryCustomer(
-  { auth, audit }: Pick<Stores, 'auth' | 'audit'>,
+  { auth, audit, gateway }: Pick<Stores, 'auth' | 'audit' | 'gateway'>,
   customerId: string,
   stage: Stage,
   now: Date,
 ): Promise<TemporaryCustomer> {
   const limits = TEMPORARY_LIMITS;
+  // Its requests go through its usage plan, as a customer's do (with --aws a key made in API Gateway; retire deletes it).
+  const key = await gateway.place({ customerId }, usagePlanFor('enterprise', limits).name);
   await auth.setPlan(customerId, 'enterprise', limits, {
     now,
     seen: null,
+    gateway: key,
     // Marked as verify's, so that `customers list` and the billing export leave it out.
     purpose: VERIFY_PURPOSE,
     also: [audit.entry({ action: 'plan-change', customerId, changes: changed({}, { plan: 'enterprise', ...limits }) }, now)],
@@ -119,11 +123,18 @@ async function deleteCreated(stores: Pick<Stores, 'categories' | 'audit'>, creat
  * that fails leaves something active that an operator must remove, and the run must not pass.
  */
 export async function retire(
-  stores: Pick<Stores, 'auth' | 'audit' | 'categories'>,
+  stores: Pick<Stores, 'auth' | 'audit' | 'categories' | 'gateway'>,
   customer: TemporaryCustomer,
   created: readonly { id: number }[],
 ): Promise<CheckResult[]> {
   return [
+    await runCheck({
+      name: 'temporary gateway key deleted',
+      run: async () => {
+        const held = await stores.auth.getCustomer(customer.customerId);
+        return { problems: [], detail: held ? await stores.gateway.remove(held) : 'none' };
+      },
+    }),
     await runCheck({
       name: 'temporary key revoked (audited)',
       run: async () => ({ problems: [], detail: await revoke(stores, customer.keyId, new Date(nowMs())) }),

@@ -1,0 +1,128 @@
+/**
+ * The local model of the rate layers in front of the functions, with a stage's cdk.json figures: WAF's two rate
+ * rules (keyless, per address; counts over their trailing windows), then, after the authorizer, the customer's usage
+ * plan (a token bucket per gateway key, lib/usage-plans.ts) and the stage throttle (a token bucket per method), in
+ * the order API Gateway applies them ("How throttling limit settings are applied in API Gateway": usage plan limits
+ * first, then the stage's per-method limits). AWS applies all of them on a best-effort basis; this model is exact.
+ */
+import { BlockList, isIPv6 } from 'node:net';
+import { wellFormedKeyPattern } from '../../lib/auth/keys.js';
+import type { CdkJsonStage } from '../../lib/cli/cdk-json.js';
+import { WAF_RATE_WINDOW_SECONDS } from '../../lib/http/gateway-responses.js';
+import type { Stage } from '../../lib/stacks.js';
+import { ADDRESS_RATE_WINDOW_SECONDS, type UsagePlanSpec } from '../../lib/usage-plans.js';
+
+/** Which layer refused a request; the web ACL's rules by their rule names. */
+export type RateLayer = 'keyless-rate' | 'address-rate' | 'usage-plan' | 'stage';
+
+export type RateLayerFigures = Pick<
+  CdkJsonStage,
+  'throttleRateLimit' | 'throttleBurstLimit' | 'wafRateLimitPer5Minutes' | 'wafRateLimitPerIp' | 'wafAllowedAddresses'
+>;
+
+/** API Gateway's token bucket: `burst` tokens at most, `rate` added a second, one taken per request. */
+export class TokenBucket {
+  private tokens: number;
+  private last: number;
+
+  constructor(
+    readonly rate: number,
+    readonly burst: number,
+    now: number,
+  ) {
+    this.tokens = burst;
+    this.last = now;
+  }
+
+  take(now: number): boolean {
+    this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) / 1000) * this.rate);
+    this.last = now;
+    if (this.tokens < 1) return false;
+    this.tokens -= 1;
+    return true;
+  }
+}
+
+/**
+ * A WAF rate-based rule for one aggregation key: the requests it counted over the trailing window, by second. WAF
+ * counts every request in its scope, the ones it blocks included, and blocks while the count is over the limit.
+ */
+export class WindowCount {
+  private readonly seconds: [second: number, count: number][] = [];
+
+  constructor(
+    readonly limit: number,
+    readonly windowSeconds: number,
+  ) {}
+
+  /** Counts this request; whether the address was already over the limit (the request is then blocked). */
+  countAndCheck(now: number): boolean {
+    const second = Math.floor(now / 1000);
+    while (this.seconds.length > 0 && (this.seconds[0]?.[0] ?? second) <= second - this.windowSeconds) this.seconds.shift();
+    const over = this.seconds.reduce((sum, [, count]) => sum + count, 0) >= this.limit;
+    const lastEntry = this.seconds.at(-1);
+    if (lastEntry && lastEntry[0] === second) lastEntry[1] += 1;
+    else this.seconds.push([second, 1]);
+    return over;
+  }
+}
+
+export interface RateLayers {
+  /** WAF, before anything else: the rule that blocks this request, if one does. */
+  webAcl(sourceIp: string, authorization: string | undefined, now?: number): RateLayer | undefined;
+  /** API Gateway, after the authorizer: the throttle that refuses this request, if one does. */
+  gateway(
+    request: { usagePlan?: UsagePlanSpec; gatewayKey?: string; method: string; resource: string },
+    now?: number,
+  ): RateLayer | undefined;
+}
+
+export function rateLayers(stage: Stage, figures: RateLayerFigures, clock: () => number = Date.now): RateLayers {
+  const keyPattern = new RegExp(wellFormedKeyPattern(stage));
+  const allowed = new BlockList();
+  for (const cidr of figures.wafAllowedAddresses) {
+    const [address = '', prefix = ''] = cidr.split('/');
+    allowed.addSubnet(address, Number(prefix), isIPv6(address) ? 'ipv6' : 'ipv4');
+  }
+  const keyless = new Map<string, WindowCount>();
+  const perAddress = new Map<string, WindowCount>();
+  const plans = new Map<string, TokenBucket>();
+  const methods = new Map<string, TokenBucket>();
+  const counted = (counts: Map<string, WindowCount>, ip: string, limit: number, window: number, now: number) => {
+    const count = counts.get(ip) ?? new WindowCount(limit, window);
+    counts.set(ip, count);
+    return count.countAndCheck(now);
+  };
+  const family = (ip: string) => (isIPv6(ip) ? 'ipv6' : 'ipv4');
+
+  return {
+    webAcl(sourceIp, authorization, now = clock()) {
+      // Rules in priority order (infra/constructs/web-acl.ts); the first that blocks ends the evaluation.
+      if (
+        !keyPattern.test(authorization ?? '') &&
+        counted(keyless, sourceIp, figures.wafRateLimitPer5Minutes, WAF_RATE_WINDOW_SECONDS, now)
+      )
+        return 'keyless-rate';
+      if (
+        !allowed.check(sourceIp, family(sourceIp)) &&
+        counted(perAddress, sourceIp, figures.wafRateLimitPerIp, ADDRESS_RATE_WINDOW_SECONDS, now)
+      )
+        return 'address-rate';
+      return undefined;
+    },
+    gateway({ usagePlan, gatewayKey, method, resource }, now = clock()) {
+      if (usagePlan && gatewayKey) {
+        // A key moved to another usage plan starts with that plan's full bucket.
+        const held = plans.get(gatewayKey);
+        const bucket = held?.rate === usagePlan.rateLimit ? held : new TokenBucket(usagePlan.rateLimit, usagePlan.burstLimit, now);
+        plans.set(gatewayKey, bucket);
+        if (!bucket.take(now)) return 'usage-plan';
+      }
+      // The stage's limits apply to each method ("per-API, per-stage throttling limits are applied at the API method level").
+      const id = `${method} ${resource}`;
+      const bucket = methods.get(id) ?? new TokenBucket(figures.throttleRateLimit, figures.throttleBurstLimit, now);
+      methods.set(id, bucket);
+      return bucket.take(now) ? undefined : 'stage';
+    },
+  };
+}

@@ -1,0 +1,92 @@
+/**
+ * Customers' API Gateway API keys as the admin CLI keeps them: locally the customer's record is all there is (the
+ * local gateway's model, infra/local/usage-plans.ts); with --aws the key is made in API Gateway and moved between the
+ * stage's usage plans (CreateApiKey, CreateUsagePlanKey, DeleteUsagePlanKey), their ids from the stack's output.
+ */
+import {
+  APIGatewayClient,
+  ConflictException,
+  CreateApiKeyCommand,
+  CreateUsagePlanKeyCommand,
+  DeleteApiKeyCommand,
+  DeleteUsagePlanKeyCommand,
+  NotFoundException,
+} from '@aws-sdk/client-api-gateway';
+import { type GatewayKey, localGatewayKeyId, newGatewayKeyValue } from '../auth/gateway-keys.js';
+import type { Customer } from '../auth/records.js';
+import type { Stage } from '../stacks.js';
+
+type Held = Pick<Customer, 'customerId' | 'gatewayKey' | 'gatewayKeyId' | 'usagePlan'>;
+
+export interface GatewayKeys {
+  /** Puts the customer's gateway key (made if it has none) into `usagePlan`, out of the one it was in. */
+  place(customer: Held, usagePlan: string): Promise<GatewayKey>;
+  /** Deletes the customer's gateway key (verify's temporary customer, at the end of its run). */
+  remove(customer: Held): Promise<string>;
+}
+
+export const localGatewayKeys: GatewayKeys = {
+  async place(customer, usagePlan) {
+    return {
+      gatewayKey: customer.gatewayKey ?? newGatewayKeyValue(),
+      gatewayKeyId: customer.gatewayKeyId ?? localGatewayKeyId(),
+      usagePlan,
+    };
+  },
+  async remove() {
+    return 'none to delete locally: the customer record is the local gateway key';
+  },
+};
+
+/** `usagePlanIds`: the stage's usage plan ids by name, from the stack's UsagePlanIds output. */
+export function awsGatewayKeys(
+  stage: Stage,
+  usagePlanIds: Readonly<Record<string, string>>,
+  client = new APIGatewayClient({}),
+): GatewayKeys {
+  const planId = (name: string) => {
+    const id = usagePlanIds[name];
+    if (!id) throw new Error(`the ${stage} stack has no usage plan ${name}: deploy this version of the stack first`);
+    return id;
+  };
+  return {
+    async place(customer, usagePlan) {
+      let { gatewayKey, gatewayKeyId } = customer;
+      if (!gatewayKey || !gatewayKeyId || gatewayKeyId.startsWith('local-')) {
+        gatewayKey = newGatewayKeyValue();
+        const made = await client.send(
+          new CreateApiKeyCommand({
+            name: `petstore-${stage}-${customer.customerId}`,
+            description: `Pet Store ${stage}: the usage plan key of customer ${customer.customerId} (not a client's key)`,
+            value: gatewayKey,
+            enabled: true,
+          }),
+        );
+        if (!made.id) throw new Error('API Gateway made the API key but returned no id');
+        gatewayKeyId = made.id;
+      }
+      // A key may be in one usage plan of a stage only: out of the old one first.
+      if (customer.usagePlan && customer.usagePlan !== usagePlan && customer.gatewayKeyId === gatewayKeyId) {
+        await client
+          .send(new DeleteUsagePlanKeyCommand({ usagePlanId: planId(customer.usagePlan), keyId: gatewayKeyId }))
+          .catch((error: unknown) => {
+            if (!(error instanceof NotFoundException)) throw error;
+          });
+      }
+      // Already there (a run that stopped before its DynamoDB write, run again) is fine.
+      await client
+        .send(new CreateUsagePlanKeyCommand({ usagePlanId: planId(usagePlan), keyId: gatewayKeyId, keyType: 'API_KEY' }))
+        .catch((error: unknown) => {
+          if (!(error instanceof ConflictException)) throw error;
+        });
+      return { gatewayKey, gatewayKeyId, usagePlan };
+    },
+    async remove(customer) {
+      if (!customer.gatewayKeyId || customer.gatewayKeyId.startsWith('local-')) return 'none';
+      await client.send(new DeleteApiKeyCommand({ apiKey: customer.gatewayKeyId })).catch((error: unknown) => {
+        if (!(error instanceof NotFoundException)) throw error;
+      });
+      return customer.gatewayKeyId;
+    },
+  };
+}
