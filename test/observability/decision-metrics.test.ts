@@ -67,7 +67,8 @@ function enterpriseCustomer(perMinute: number) {
 describe('decision metrics', () => {
   it('count admitted, rate-limited and banned requests per operation and plan, one EMF line per request', async () => {
     const authorizer = enterpriseCustomer(1);
-    // 1 admitted, then refusals; the 10th refusal in the minute (max(10, per-minute limit)) starts a ban.
+    // 1 admitted, then refusals; the 10th refusal in the minute (max(10, per-minute limit)) is still answered
+    // RATE_LIMIT_EXCEEDED and starts a ban, which answers the requests after it.
     const statuses: number[] = [];
     for (let i = 0; i < 13; i++) statuses.push((await invoke(listCategories, proxyEvent({ authorizer }))).status);
     expect(statuses).toEqual([200, ...Array(12).fill(429)]);
@@ -76,8 +77,8 @@ describe('decision metrics', () => {
     const named = emf().map((line) => line._aws.CloudWatchMetrics[0]?.Metrics.map((m) => m.Name));
     expect(named).toEqual([
       [DECISION_METRICS.admitted],
-      ...Array(9).fill([DECISION_METRICS.limit]),
-      ...Array(3).fill([DECISION_METRICS.banned]),
+      ...Array(10).fill([DECISION_METRICS.limit]),
+      ...Array(2).fill([DECISION_METRICS.banned]),
     ]);
     for (const line of emf()) {
       const [definition] = line._aws.CloudWatchMetrics;
