@@ -4,6 +4,7 @@
  * (`ps`, on Linux and macOS) and stops when one of them is gone. Started without npm, it watches its parent alone.
  */
 import { spawnSync } from 'node:child_process';
+import { alive } from '../../lib/cli/running-start.js';
 
 const NPM = /(^|[\s/])npm(-cli\.js)?(\s|$)/;
 
@@ -28,15 +29,6 @@ export function ancestorsToWatch(): number[] {
     pid = info.ppid;
   }
   return [process.ppid];
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return error instanceof Error && 'code' in error && error.code === 'EPERM';
-  }
 }
 
 /** Calls `gone` once, when a watched ancestor has ended (or this process was handed to another parent). */

@@ -24,12 +24,12 @@ export function removeRunningStart(dataDir: string): void {
   rmSync(runningStartFile(dataDir), { force: true });
 }
 
-function alive(pid: number): boolean {
+/** Whether a process with this pid exists (EPERM: it does, but belongs to someone else). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    // EPERM: the process exists but belongs to someone else.
     return error instanceof Error && 'code' in error && error.code === 'EPERM';
   }
 }
