@@ -15,6 +15,7 @@ import { categoryIntegrity } from '../support/category-integrity.js';
 import { makeCustomer, testDb } from '../support/customers.js';
 import { testTable } from '../support/environment.js';
 import { type Answer, useGateway } from '../support/http.js';
+import { clearOfMinuteEnd } from '../support/sleep.js';
 
 const { call, customer } = useGateway();
 const IDEMPOTENCY_TABLE = testTable('IDEMPOTENCY_TABLE');
@@ -116,6 +117,7 @@ describe('the same key and the same body: a replay', () => {
 
   it('counts a replay against the plan like any request', async () => {
     const tight = await makeCustomer('enterprise', { perMinute: 2, perDay: 1000 });
+    await clearOfMinuteEnd();
     const key = randomUUID();
     const body = { name: unique('Counted') };
     expect((await post(body, key, tight.apiKey)).status).toBe(201);
