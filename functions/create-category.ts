@@ -2,8 +2,8 @@
 import { categoryStore } from '../lib/categories/store.js';
 import { tableName } from '../lib/config.js';
 import { documentClient } from '../lib/dynamo/client.js';
-import { idempotentRunner } from '../lib/http/idempotency.js';
 import { operation } from '../lib/http/operation.js';
+import { idempotentRunner } from '../lib/idempotency/runner.js';
 import { createCategory } from '../lib/routes.js';
 
 const categories = categoryStore(documentClient(), tableName('CATEGORIES_TABLE'));

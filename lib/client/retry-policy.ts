@@ -8,7 +8,7 @@
  * The wait is Retry-After when the answer has one; otherwise exponential backoff with full jitter
  * (AWS Architecture Blog, "Exponential Backoff And Jitter"): a random time between 0 and min(cap, base × 2^n).
  */
-import type { ErrorCode } from '../http/errors.js';
+import type { ErrorCode } from '../http/error-codes.js';
 
 export interface BackoffOptions {
   /** The first retry waits up to this long (ms). @default 200 */

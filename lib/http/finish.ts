@@ -7,9 +7,9 @@
  */
 import type { Route } from '../routes.js';
 import { ANSWER_HEADERS, GATEWAY_RATE_LIMIT_HEADERS } from './gateway-responses.js';
-import { errorResult, toHttpError } from './http-errors.js';
 import type { ApiResult, Result } from './response.js';
 import { routeHeaders } from './route-headers.js';
+import { errorResult, toHttpError } from './to-http-error.js';
 
 /** How a request ended: with a result of the operation, or with an error of any step. */
 export type Outcome = { result: Result } | { error: unknown };

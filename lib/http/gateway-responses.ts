@@ -8,7 +8,7 @@
  * meaning "no quota is being spent and there is no window to wait for" (docs/api.md, "Rate-limit headers").
  */
 import { UNAVAILABLE_RETRY_AFTER } from '../dynamo/outage.js';
-import type { ErrorCode } from './errors.js';
+import type { ErrorCode } from './error-codes.js';
 
 export const GATEWAY_RATE_LIMIT_HEADERS: Readonly<Record<string, string>> = {
   'X-RateLimit-Limit': '0',

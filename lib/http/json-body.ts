@@ -16,12 +16,12 @@
  */
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { Context } from 'aws-lambda';
-import type { ErrorCode } from './errors.js';
-import { HttpError } from './errors.js';
-import { forbiddenJsonKey } from './http-errors.js';
+import type { ErrorCode } from './error-codes.js';
+import { HttpError } from './error-codes.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
 import { checkBodyMediaType, JSON_MEDIA_TYPE } from './media-type.js';
 import type { ApiEvent } from './response.js';
+import { forbiddenJsonKey } from './to-http-error.js';
 import { type BodySchema, validateBody } from './validation.js';
 
 export const MAX_BODY_BYTES = 16 * 1024;

@@ -15,11 +15,11 @@ import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { Context } from 'aws-lambda';
 import type { AuthContext } from '../auth/context.js';
+import type { IdempotentRunner } from '../idempotency/key.js';
 import { logContext } from '../log.js';
 import type { UsageSnapshot } from '../rate-limit/limiter.js';
 import { processRateLimiter } from '../rate-limit/process-limiter.js';
 import type { Quota, Route } from '../routes.js';
-import type { IdempotentRunner } from './idempotency-key.js';
 import { type RequestInput, requestPath } from './pipeline.js';
 import type { ApiEvent, ApiResult } from './response.js';
 

@@ -18,17 +18,17 @@
 import type middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import type { AuthContext } from '../auth/context.js';
+import { type IdempotentRunner, idempotencyKeyOf } from '../idempotency/key.js';
 import type { RateLimiter, UsageSnapshot } from '../rate-limit/limiter.js';
 import type { Route } from '../routes.js';
-import { admit, type Decision } from './admission.js';
 import { callerOf } from './caller.js';
-import { deprecatedCall } from './deprecation.js';
+import { admit, type Decision } from './decision.js';
 import { finish, type Outcome } from './finish.js';
-import { errorResult, toHttpError } from './http-errors.js';
-import { type IdempotentRunner, idempotencyKeyOf } from './idempotency-key.js';
 import { type RequestBody, requestBody } from './json-body.js';
 import { pathParams } from './path-params.js';
 import type { ApiEvent, ApiResult, Result } from './response.js';
+import { deprecatedCall } from './sunset.js';
+import { errorResult, toHttpError } from './to-http-error.js';
 
 /** What a handler is given, whatever its route (operation.ts types it per route). */
 export interface RequestInput {

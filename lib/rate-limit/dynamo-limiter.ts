@@ -15,7 +15,6 @@ import { getItems } from '../dynamo/batch-get.js';
 import type { Limits } from '../plans.js';
 import { USAGE_RETENTION_DEFAULT_DAYS } from '../usage/day-counts.js';
 import { dayMover } from '../usage/day-move.js';
-import { itemAdmission } from './admission.js';
 import { type BanOptions, refusals } from './ban.js';
 import {
   type CounterItem,
@@ -28,6 +27,7 @@ import {
   retryingConflicts,
   UNBANNED_AT_NAME,
 } from './counter-item.js';
+import { itemAdmission } from './item-admission.js';
 import type { Admission, ConsumeOptions, CounterStore, UsageSnapshot } from './limiter.js';
 import { shardWalk } from './shard-walk.js';
 import { ITEM_CAPACITY_PER_MINUTE, MAX_SHARDS, shardCount, shardKey } from './shards.js';

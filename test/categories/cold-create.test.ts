@@ -10,7 +10,7 @@ import { dynamoClient } from '../../lib/dynamo/client.js';
 import { invoke, jsonPost } from '../support/events.js';
 
 const utility = vi.hoisted(() => ({ loads: 0 }));
-vi.mock('../../lib/http/idempotency-utility.mjs', async (original) => {
+vi.mock('../../lib/idempotency/utility.mjs', async (original) => {
   utility.loads++;
   return original();
 });

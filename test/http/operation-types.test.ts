@@ -5,9 +5,9 @@
  * its route's success body, reads the body its route's schema gives, and the usage of a peek route only.
  */
 import { describe, expect, it } from 'vitest';
-import { HttpError } from '../../lib/http/errors.js';
-import { idempotentRunner } from '../../lib/http/idempotency.js';
+import { HttpError } from '../../lib/http/error-codes.js';
 import { operation } from '../../lib/http/operation.js';
+import { idempotentRunner } from '../../lib/idempotency/runner.js';
 import { createCategory, getPetById, getRateLimitStatus, listCategories } from '../../lib/routes.js';
 
 /** Never called: these lines are here for the compiler. */

@@ -9,7 +9,7 @@ import { ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { nowMs, setClock } from '../../lib/clock.js';
-import { toHttpError } from '../../lib/http/http-errors.js';
+import { toHttpError } from '../../lib/http/to-http-error.js';
 import { dayCountName, minuteCountName } from '../../lib/rate-limit/counter-item.js';
 import { dynamoRateLimiter } from '../../lib/rate-limit/dynamo-limiter.js';
 import type { Admission } from '../../lib/rate-limit/limiter.js';

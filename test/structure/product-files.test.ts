@@ -25,7 +25,7 @@ describe('product modules', () => {
 
   it('are found, the separate .mts modules included', () => {
     expect(modules.length).toBeGreaterThan(100);
-    expect(modules).toContain('lib/http/idempotency-utility.mts');
+    expect(modules).toContain('lib/idempotency/utility.mts');
   });
 
   it(`are at most ${MAX_LINES} lines each`, () => {

@@ -7,9 +7,9 @@
 import * as v from 'valibot';
 import { CategoryContention, CategoryExists, CategoryLimitReached } from '../categories/errors.js';
 import { isDynamoUnavailable, UNAVAILABLE_RETRY_AFTER } from '../dynamo/outage.js';
+import { IDEMPOTENCY_KEY_HEADER } from '../idempotency/names.js';
 import { log } from '../log.js';
-import { HttpError } from './errors.js';
-import { IDEMPOTENCY_KEY_HEADER } from './idempotency-names.js';
+import { HttpError } from './error-codes.js';
 import type { Result } from './response.js';
 
 const UNAVAILABLE_MESSAGE = 'The service is temporarily unavailable; retry after the time in Retry-After';

@@ -7,9 +7,9 @@
  */
 import type { Context } from 'aws-lambda';
 import { FUNCTION_SETTINGS } from '../function-settings.js';
-import { HttpError } from './errors.js';
-import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_MAX, REMEMBERED_SECONDS, REPLAYED_HEADER } from './idempotency-names.js';
-import type { ApiEvent, Result } from './response.js';
+import { HttpError } from '../http/error-codes.js';
+import type { ApiEvent, Result } from '../http/response.js';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_MAX, REMEMBERED_SECONDS, REPLAYED_HEADER } from './names.js';
 
 export { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_MAX, REMEMBERED_SECONDS, REPLAYED_HEADER };
 /** Seconds a claim on a key can outlive the request that made it: the function's timeout (see idempotency.ts). */

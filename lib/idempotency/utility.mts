@@ -24,8 +24,8 @@ import {
 } from '@aws-lambda-powertools/idempotency';
 import { BasePersistenceLayer, IdempotencyRecord } from '@aws-lambda-powertools/idempotency/persistence';
 import type { Context } from 'aws-lambda';
-import type { IdempotentRequest } from './idempotency-key.js';
-import type { IdempotencyRecords, RecordItem, RecordWrite, StoredAnswer } from './idempotency-records.js';
+import type { IdempotentRequest } from './key.js';
+import type { IdempotencyRecords, RecordItem, RecordWrite, StoredAnswer } from './records.js';
 
 const STATUSES = Object.values(IdempotencyRecordStatus);
 

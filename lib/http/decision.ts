@@ -11,7 +11,7 @@ import { rateLimitHeaders, retryAfter } from '../rate-limit/headers.js';
 import type { Admission, RateLimiter, UsageSnapshot } from '../rate-limit/limiter.js';
 import { blocking } from '../rate-limit/windows.js';
 import type { Route } from '../routes.js';
-import { HttpError } from './errors.js';
+import { HttpError } from './error-codes.js';
 
 export interface Decision {
   /** The 429 to answer with, when the request is refused. */

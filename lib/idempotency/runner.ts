@@ -26,12 +26,12 @@
 import * as v from 'valibot';
 import { tableName } from '../config.js';
 import { documentClient } from '../dynamo/client.js';
+import type { Result } from '../http/response.js';
 import type { Quota, Route } from '../routes.js';
-import type { IdempotentRunner } from './idempotency-key.js';
-import { REMEMBERED_SECONDS, REPLAYED_HEADER } from './idempotency-names.js';
-import { idempotencyRecords, type StoredAnswer, StoredAnswerSchema } from './idempotency-records.js';
-import type { Remember } from './idempotency-utility.mjs';
-import type { Result } from './response.js';
+import type { IdempotentRunner } from './key.js';
+import { REMEMBERED_SECONDS, REPLAYED_HEADER } from './names.js';
+import { idempotencyRecords, type StoredAnswer, StoredAnswerSchema } from './records.js';
+import type { Remember } from './utility.mjs';
 
 /** A stored answer as the utility hands back a replay. */
 const ReplaySchema = v.object({ ...StoredAnswerSchema.entries, replayed: v.optional(v.literal(true)) });
@@ -51,7 +51,7 @@ export function idempotentRunner<TQuota extends Quota, TBody, TSuccess>(route: R
   const records = idempotencyRecords(documentClient(), tableName('IDEMPOTENCY_TABLE'));
   let loading: Promise<Remember> | undefined;
   const utility = () => {
-    loading ??= import('./idempotency-utility.mjs').then(({ rememberer }) => rememberer(records, route.operationId, REMEMBERED_SECONDS));
+    loading ??= import('./utility.mjs').then(({ rememberer }) => rememberer(records, route.operationId, REMEMBERED_SECONDS));
     // A failed load is tried again by the next request rather than remembered.
     loading.catch(() => {
       loading = undefined;
