@@ -23,12 +23,8 @@
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { KEY_PREFIX } from '../../lib/auth/keys.js';
-import {
-  ANSWER_HEADERS,
-  GATEWAY_RATE_LIMIT_HEADERS,
-  WAF_RATE_WINDOW_SECONDS,
-  WEB_ACL_RESPONSES,
-} from '../../lib/http/gateway-responses.js';
+import { ANSWER_HEADERS, GATEWAY_RATE_LIMIT_HEADERS } from '../../lib/http/answer-headers.js';
+import { WAF_RATE_WINDOW_SECONDS, WEB_ACL_RESPONSES } from '../../lib/http/gateway-responses.js';
 import { MAX_BODY_BYTES } from '../../lib/http/json-body.js';
 import type { Stage } from '../../lib/stacks.js';
 

@@ -6,7 +6,7 @@
  * X-Request-Id.
  */
 import type { Route } from '../routes.js';
-import { ANSWER_HEADERS, GATEWAY_RATE_LIMIT_HEADERS } from './gateway-responses.js';
+import { ANSWER_HEADERS, GATEWAY_RATE_LIMIT_HEADERS } from './answer-headers.js';
 import type { ApiResult, Result } from './response.js';
 import { routeHeaders } from './route-headers.js';
 import { errorResult, toHttpError } from './to-http-error.js';

@@ -13,14 +13,8 @@ import { AUTHORIZER_MESSAGE_TYPES } from '../../infra/constructs/gateway-respons
 import { TABLE_ACTIONS } from '../../infra/constructs/table-access.js';
 import { deprecationVariables } from '../../lib/deprecation.js';
 import { TABLES, type TableId } from '../../lib/dynamo/tables.js';
-import {
-  ANSWER_HEADERS,
-  BEARER_CHALLENGE,
-  GATEWAY_RATE_LIMIT_HEADERS,
-  GATEWAY_RESPONSES,
-  type GatewayResponseSpec,
-  INVALID_TOKEN_CHALLENGE,
-} from '../../lib/http/gateway-responses.js';
+import { ANSWER_HEADERS, BEARER_CHALLENGE, GATEWAY_RATE_LIMIT_HEADERS, INVALID_TOKEN_CHALLENGE } from '../../lib/http/answer-headers.js';
+import { GATEWAY_RESPONSES, type GatewayResponseSpec } from '../../lib/http/gateway-responses.js';
 import { DECISION_METRICS, metricsNamespace, SERVICE_NAME } from '../../lib/metric-names.js';
 import { PLAN_NAMES } from '../../lib/plans.js';
 import { ROUTES } from '../../lib/routes.js';
