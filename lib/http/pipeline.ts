@@ -28,7 +28,7 @@ import { type RequestBody, requestBody } from './json-body.js';
 import { pathParams } from './path-params.js';
 import type { ApiEvent, ApiResult, Result } from './response.js';
 import { deprecatedCall } from './sunset.js';
-import { errorResult, toHttpError } from './to-http-error.js';
+import { errorAnswer } from './to-http-error.js';
 
 /** What a handler is given, whatever its route (operation.ts types it per route). */
 export interface RequestInput {
@@ -86,8 +86,8 @@ export function requestPath(route: Route, steps: Steps, limiter: RateLimiter) {
   }
 
   /**
-   * The operation's result: its success, or the 4xx it refused with (which a key remembers like a success, as the
-   * IETF draft asks); a 5xx stays an error, so that nothing is remembered and a retry runs again.
+   * The operation's result: its success, or the answer to what it threw (4xx or 5xx). A key's runner remembers a
+   * 4xx like a success, as the IETF draft asks, and not a 5xx (lib/idempotency/runner.ts).
    */
   async function resultOf(handling: Promise<unknown>, requestId: string): Promise<Result> {
     try {
@@ -95,9 +95,7 @@ export function requestPath(route: Route, steps: Steps, limiter: RateLimiter) {
       if (!route.success) throw new Error(`${route.operationId} has no success answer, yet its handler returned one`);
       return { status: route.success.status, body, headers: {} };
     } catch (error) {
-      const refusal = toHttpError(error, requestId);
-      if (refusal.status >= 500) throw refusal;
-      return errorResult(refusal);
+      return errorAnswer(error, requestId);
     }
   }
 

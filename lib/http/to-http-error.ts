@@ -65,7 +65,7 @@ function idempotencyRefusal(error: unknown): HttpError | undefined {
   return undefined;
 }
 
-export function toHttpError(error: unknown, requestId: string): HttpError {
+function toHttpError(error: unknown, requestId: string): HttpError {
   if (error instanceof HttpError) return error;
   if (error instanceof CategoryExists) return new HttpError('CATEGORY_EXISTS', error.message);
   if (error instanceof CategoryLimitReached) return new HttpError('CATEGORY_LIMIT_REACHED', error.message);
@@ -81,9 +81,10 @@ export function toHttpError(error: unknown, requestId: string): HttpError {
   return new HttpError('INTERNAL_ERROR', `Something went wrong on our side; quote request id ${requestId} if it persists`);
 }
 
-/** The contract's Error shape, with the headers that belong to the error. */
-export function errorResult(error: HttpError): Result {
-  return { status: error.status, body: error.toJSON(), headers: error.headers };
+/** The one place an error becomes an answer: the contract's Error shape, with the headers that belong to the error. */
+export function errorAnswer(error: unknown, requestId: string): Result {
+  const refusal = toHttpError(error, requestId);
+  return { status: refusal.status, body: refusal.toJSON(), headers: refusal.headers };
 }
 
 function describe(error: unknown): Record<string, unknown> {

@@ -33,6 +33,9 @@ import { REMEMBERED_SECONDS, REPLAYED_HEADER } from './names.js';
 import { idempotencyRecords, type StoredAnswer, StoredAnswerSchema } from './records.js';
 import type { Remember } from './utility.mjs';
 
+/** Thrown from a run whose 5xx answer must not be remembered. */
+class NotRemembered extends Error {}
+
 /** A stored answer as the utility hands back a replay. */
 const ReplaySchema = v.object({ ...StoredAnswerSchema.entries, replayed: v.optional(v.literal(true)) });
 
@@ -63,10 +66,18 @@ export function idempotentRunner<TQuota extends Quota, TBody, TSuccess>(route: R
     const remember = await utility();
     // The first request's result as the operation gave it, without a trip through its stored form.
     const first: { result?: Result } = {};
-    const stored = await remember(request, context, async () => {
-      first.result = await run();
-      return storedOf(first.result);
-    });
+    let stored: unknown;
+    try {
+      stored = await remember(request, context, async () => {
+        first.result = await run();
+        // A 5xx is not remembered: the utility deletes the record of a run that throws, so a retry runs again.
+        if (first.result.status >= 500) throw new NotRemembered();
+        return storedOf(first.result);
+      });
+    } catch (error) {
+      if (error instanceof NotRemembered && first.result) return first.result;
+      throw error;
+    }
     if (first.result) return first.result;
     const { replayed, ...answer } = v.parse(ReplaySchema, stored);
     return resultOf(answer, replayed === true);

@@ -13,7 +13,7 @@ import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { lambdaContext } from '../../infra/local/events.js';
 import { CategoryContention, CategoryExists, CategoryLimitReached } from '../../lib/categories/errors.js';
 import { CategorySchema, NewCategorySchema } from '../../lib/categories/schema.js';
-import { dynamoClient } from '../../lib/dynamo/client.js';
+import { documentClient } from '../../lib/dynamo/client.js';
 import { HttpError } from '../../lib/http/error-codes.js';
 import { operation } from '../../lib/http/operation.js';
 import type { Result } from '../../lib/http/response.js';
@@ -87,7 +87,7 @@ const post = (body: string, authorizer: Record<string, string> = customer(), key
 };
 
 beforeAll(() => {
-  dynamoClient().middlewareStack.add(
+  documentClient().middlewareStack.add(
     (next, context) => async (args) => {
       // The count is the conditional write that admits, the one that compares with the plan's limit (`:perMinute`).
       // Refusals are counted toward a ban in batches, by conditional writes of their own to the same table, up to a
@@ -415,7 +415,7 @@ describe('the pipeline (pipeline.ts): caller → admission → input → handler
     expect(seen.request).toBeUndefined();
   });
 
-  it('a 4xx the handler throws is its result (what a key remembers); a 5xx stays an error, answered by finish', async () => {
+  it('what the handler throws becomes its result in the one error function, 4xx and 5xx alike (the runner keeps no 5xx: test/categories/idempotency.test.ts)', async () => {
     const taken = recordingRunner();
     const refusing = operation(probeWrite, { handle: () => Promise.reject(new CategoryExists('taken')), idempotency: taken.runner });
     expect((await invoke(refusing, post('{"name":"Dog"}', customer(), 'k'))).status).toBe(409);
@@ -424,7 +424,7 @@ describe('the pipeline (pipeline.ts): caller → admission → input → handler
     const broken = recordingRunner();
     const failing = operation(probeWrite, { handle: () => Promise.reject(new TypeError('boom')), idempotency: broken.runner });
     expect((await invoke(failing, post('{"name":"Dog"}', customer(), 'k'))).status).toBe(500);
-    expect(broken.seen.result).toBeUndefined();
-    expect(broken.seen.error).toMatchObject({ code: 'INTERNAL_ERROR' });
+    expect(broken.seen.result).toMatchObject({ status: 500, body: { code: 'INTERNAL_ERROR' } });
+    expect(broken.seen.error).toBeUndefined();
   });
 });

@@ -9,7 +9,7 @@ import { ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { nowMs, setClock } from '../../lib/clock.js';
-import { toHttpError } from '../../lib/http/to-http-error.js';
+import { errorAnswer } from '../../lib/http/to-http-error.js';
 import { dayCountName, minuteCountName } from '../../lib/rate-limit/counter-item.js';
 import { dynamoRateLimiter } from '../../lib/rate-limit/dynamo-limiter.js';
 import type { Admission } from '../../lib/rate-limit/limiter.js';
@@ -198,7 +198,7 @@ describe('under a per-item write ceiling, as DynamoDB enforces per partition', (
           Array.from({ length: wave }, () =>
             limiter.consume(id, limits, now).then(
               (a) => (a.admitted ? 200 : 429),
-              (error: unknown) => toHttpError(error, 'drive').status,
+              (error: unknown) => errorAnswer(error, 'drive').status,
             ),
           ),
         );
@@ -232,7 +232,7 @@ describe('under a per-item write ceiling, as DynamoDB enforces per partition', (
       Array.from({ length: 4 * X }, () =>
         limiter.consume(lone, single, now).then(
           () => 200,
-          (error: unknown) => toHttpError(error, 'one').status,
+          (error: unknown) => errorAnswer(error, 'one').status,
         ),
       ),
     );
