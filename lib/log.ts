@@ -58,7 +58,7 @@ class ApiLogger extends Logger {
   }
 }
 
-/** Tests capture every line; `setLogSink(undefined)` writes to stdout again. */
+/** @internal Tests capture every line; `setLogSink(undefined)` writes to stdout again. */
 export function setLogSink(next: LogSink | undefined): void {
   sink = next;
 }

@@ -149,5 +149,3 @@ export function auditTrail(db: DynamoDBDocumentClient, table: string, actor: str
     },
   };
 }
-
-export type AuditTrail = ReturnType<typeof auditTrail>;

@@ -126,5 +126,3 @@ export function customerAdmin(db: DynamoDBDocumentClient, tables: Pick<AuthTable
     },
   };
 }
-
-export type CustomerAdmin = ReturnType<typeof customerAdmin>;

@@ -29,8 +29,6 @@ export interface StoredCategory {
   createdAt: string | null;
 }
 
-export class CategoryNotFound extends Error {}
-
 /** Names that are one name under the rule, held by more than one stored category. */
 export interface NameCollision {
   /** The name as the rule compares it (NFKC_Casefold). */
@@ -245,5 +243,3 @@ export function categoryModeration(db: DynamoDBDocumentClient, table: string) {
 
   return { list, get, rename, remove, reserveNames };
 }
-
-export type CategoryModeration = ReturnType<typeof categoryModeration>;

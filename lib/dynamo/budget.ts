@@ -46,12 +46,12 @@ export function maxTotalBackoffMs(budget: DynamoBudget): number {
   return (budget.attempts - 1) * budget.maxBackoffMs;
 }
 
-/** The longest one DynamoDB call can take before the client gives up with an error. */
+/** @internal The longest one DynamoDB call can take before the client gives up with an error. */
 export function worstCaseWaitMs(budget: DynamoBudget): number {
   return budget.attempts * (budget.connectionTimeoutMs + budget.requestTimeoutMs) + maxTotalBackoffMs(budget);
 }
 
-/** What the worst case may be for a kind of function: BUDGET_SHARE_OF_TIMEOUT of its Lambda timeout. */
+/** @internal What the worst case may be for a kind of function: BUDGET_SHARE_OF_TIMEOUT of its Lambda timeout. */
 export function allowedWaitMs(kind: FunctionKind): number {
   return LAMBDA_TIMEOUT_MS[kind] * BUDGET_SHARE_OF_TIMEOUT;
 }

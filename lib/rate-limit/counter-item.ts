@@ -21,7 +21,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import * as v from 'valibot';
 import { type RetryPolicy, retrying } from '../dynamo/backoff.js';
 import { dayCountName, dayRefusalName, retainUntil } from '../usage/day-counts.js';
-import { DAY, MINUTE } from './windows.js';
+import { MINUTE } from './windows.js';
 
 // The day counts' names and the item's TTL are the usage history's; the admission writes `d…`, the ban's count `x…`.
 export { dayCountName, dayRefusalName, retainUntil };
@@ -67,12 +67,6 @@ export function countsOf(item: CounterItem | undefined, minuteStart: number, day
     refusals: item?.[refusalCountName(minuteStart)] ?? 0,
     banUntil: banUntil !== undefined && banUntil > nowSeconds ? banUntil : undefined,
   };
-}
-
-/** Requests an item counted in the UTC day of `nowSeconds` (tests and the load test read stored items with it). */
-export function admittedInDay(item: Record<string, unknown> | undefined, nowSeconds: number): number {
-  const counted = item?.[dayCountName(nowSeconds - (nowSeconds % DAY))];
-  return typeof counted === 'number' ? counted : 0;
 }
 
 /** The encoding before windows were named (one m/mc/d/dc set, and the rdc of an unreleased history); removed. */

@@ -57,5 +57,3 @@ export function deprecatedCallStore(db: DynamoDBDocumentClient, table: string) {
     },
   };
 }
-
-export type DeprecatedCallStore = ReturnType<typeof deprecatedCallStore>;

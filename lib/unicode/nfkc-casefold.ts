@@ -71,7 +71,7 @@ function lookup({ numbers, starts, at }: Table, cp: number): string | undefined 
   return String.fromCodePoint(...numbers.slice(i + 4, i + 4 + length));
 }
 
-/** Every mapping the table holds, code point by code point (for tests and tools). */
+/** @internal Every mapping the table holds, code point by code point (for tests and tools). */
 export function decodeTable(text: string): Map<number, string> {
   const table = readTable(text);
   const mapping = new Map<number, string>();

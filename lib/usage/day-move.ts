@@ -126,5 +126,3 @@ export function dayMover(db: DynamoDBDocumentClient, table: string, options: Day
     },
   };
 }
-
-export type DayMover = ReturnType<typeof dayMover>;

@@ -165,5 +165,3 @@ export function usageHistory(db: DynamoDBDocumentClient, table: string, options:
     },
   };
 }
-
-export type UsageHistory = ReturnType<typeof usageHistory>;
