@@ -10,6 +10,7 @@ import { createDocumentClient } from '../dynamo/create-client.js';
 import { deprecatedCallStore } from '../rate-limit/deprecated-calls.js';
 import { dynamoRateLimiter } from '../rate-limit/dynamo-limiter.js';
 import { counterKeys } from '../rate-limit/shards.js';
+import { banLifter } from '../rate-limit/unban.js';
 import { usageHistory } from '../usage/history.js';
 import { UsageError } from './args.js';
 import type { Target } from './targets.js';
@@ -20,6 +21,7 @@ export function stores(target: Target) {
     auth: authAdmin(db, { customers: target.tables.CUSTOMERS_TABLE, keys: target.tables.KEYS_TABLE }),
     // Unban and usage never start a ban, so the ban length does not matter here.
     counters: dynamoRateLimiter(db, target.tables.COUNTERS_TABLE, { banSeconds: 0 }),
+    bans: banLifter(db, target.tables.COUNTERS_TABLE),
     deprecatedCalls: deprecatedCallStore(db, target.tables.COUNTERS_TABLE),
     usage: usageHistory(db, target.tables.COUNTERS_TABLE, { counterKeys }),
     audit: auditTrail(db, target.tables.AUDIT_TABLE, target.actor),

@@ -1,6 +1,6 @@
 /**
  * What the API asks of a rate limiter, whatever stores the counts: admit and count a request, read the windows
- * without counting, lift a ban. The API uses refusal-cache.ts (answers refusals an instance already knows from
+ * without counting (lifting a ban is the admin's: unban.ts). The API uses refusal-cache.ts (answers refusals an instance already knows from
  * memory) around dynamo-limiter.ts (the counts on DynamoDB), which is a CounterStore.
  */
 import type { Limits } from '../plans.js';
@@ -36,8 +36,6 @@ export interface RateLimiter {
   consume(customerId: string, limits: Limits, nowMs: number, options?: ConsumeOptions): Promise<Admission>;
   /** The windows and ban as they stand, without counting anything. */
   peek(customerId: string, limits: Limits, nowMs: number): Promise<UsageSnapshot>;
-  /** Lifts a ban in force and forgets the minute's refusals; whether one was. Without a ban it changes nothing. */
-  unban(customerId: string, nowMs: number): Promise<boolean>;
   /**
    * True when this instance already knows that `consume` would refuse (a refusal it remembers): the HTTP step then
    * waits for the decision instead of starting a handler's read that the refusal would throw away.

@@ -210,13 +210,6 @@ export function refusalCache(store: CounterStore, options: RefusalCacheOptions =
   return {
     consume,
     peek,
-    async unban(customerId, nowMs) {
-      const lifted = await store.unban(customerId, nowMs);
-      // This instance forgets the ban at once; others within BAN_RECHECK_MS.
-      for (const entry of entries.values())
-        if (entry.customerId === customerId && entry.refusal?.reason === 'banned') entry.refusal = undefined;
-      return lifted;
-    },
     knowsRefused,
     /** Writes every pending refusal now (tests, and a process about to stop). */
     flushAll: async () => {

@@ -111,10 +111,6 @@ export function statusMemory(store: CounterStore, options: StatusMemoryOptions =
       if (entry && result.banUntil) entry.banUntil = result.banUntil;
       return result;
     },
-    async unban(customerId, nowMs) {
-      for (const [key, entry] of known) if (entry.customerId === customerId) known.delete(key);
-      return store.unban(customerId, nowMs);
-    },
     knowsRefused: (customerId, limits, nowMs) => store.knowsRefused(customerId, limits, nowMs),
   };
 }

@@ -15,8 +15,8 @@ import { documentClient } from '../../lib/dynamo/client.js';
 import { PLAN_LIMITS, type Plan } from '../../lib/plans.js';
 import { callCountName, dayCountName, minuteCountName } from '../../lib/rate-limit/counter-item.js';
 import { deprecatedCallStore } from '../../lib/rate-limit/deprecated-calls.js';
-import { dynamoRateLimiter } from '../../lib/rate-limit/dynamo-limiter.js';
 import { ITEM_CAPACITY_PER_MINUTE, shardCount, shardKey } from '../../lib/rate-limit/shards.js';
+import { banLifter } from '../../lib/rate-limit/unban.js';
 import { errorBody, sentHeaders } from '../support/answer.js';
 import { storedCounts } from '../support/counters.js';
 import { testDb } from '../support/customers.js';
@@ -26,7 +26,6 @@ import { type Answer, invoke, proxyEvent } from '../support/events.js';
 beforeAll(() => setConfig({ ...config(), PETS_SUNSET_AT: '2099-01-01T00:00:00Z' }));
 afterAll(() => setConfig(undefined));
 const COUNTERS_TABLE = process.env.COUNTERS_TABLE ?? '';
-const counters = dynamoRateLimiter(documentClient(), COUNTERS_TABLE, { banSeconds: 900 });
 const deprecatedCalls = deprecatedCallStore(documentClient(), COUNTERS_TABLE);
 const storedItem = async (customerId: string) =>
   (await documentClient().send(new GetCommand({ TableName: COUNTERS_TABLE, Key: { customerId }, ConsistentRead: true }))).Item;
@@ -223,7 +222,7 @@ describe('temporary ban', () => {
     const refusals = await times(12, c.list);
     expect(refusals.slice(0, 11).every((a) => errorBody(a).code === 'RATE_LIMIT_EXCEEDED')).toBe(true);
     expect(refusals[11]?.body).toMatchObject({ code: 'API_KEY_TEMPORARILY_BANNED' });
-    expect(await counters.unban(c.customerId, now)).toBe(true);
+    expect(await banLifter(documentClient(), COUNTERS_TABLE).unban(c.customerId, now)).toBe(true);
     now = T0 + 60_000;
     expect((await c.list()).status).toBe(200);
   });

@@ -24,6 +24,7 @@ import {
   shardKey,
   shardLimits,
 } from '../../lib/rate-limit/shards.js';
+import { banLifter } from '../../lib/rate-limit/unban.js';
 import { storedCounts } from '../support/counters.js';
 import { testDb } from '../support/customers.js';
 import { recordedClient } from '../support/dynamo-calls.js';
@@ -134,12 +135,12 @@ describe('a customer counted on several items', () => {
       expect(await fresh.consume(id, limits, now)).toMatchObject({ admitted: false, reason: 'banned', banUntil: T0 / 1000 + 900 });
     }
     expect((await store.peek(id, limits, now)).banUntil).toBe(T0 / 1000 + 900);
-    expect(await store.unban(id, now)).toBe(true);
+    expect(await banLifter(own.db, TABLE).unban(id, now)).toBe(true);
     const after = scaled(capacity);
     for (let i = 0; i < 4; i++) expect((await after.consume(id, limits, now)).admitted).toBe(true);
     // A second unban finds no ban on any item: every write's condition fails, nothing is written.
     own.recorder.take();
-    expect(await store.unban(id, now)).toBe(false);
+    expect(await banLifter(own.db, TABLE).unban(id, now)).toBe(false);
     expect(own.recorder.writes(own.recorder.take()).filter((c) => !c.failed)).toEqual([]);
   });
 });
