@@ -12,11 +12,11 @@ import { routeHeaders } from './route-headers.js';
 import { errorAnswer } from './to-http-error.js';
 
 /** How a request ended: with a result of the operation, or with an error of any step. */
-export type Outcome = { result: Result } | { error: unknown };
+export type Ending = { result: Result } | { error: unknown };
 
 /** `rateLimit`: this request's rate-limit headers, once admission has decided; none before (a 401, a failed count). */
-export function finish(route: Route, requestId: string, outcome: Outcome, rateLimit: Readonly<Record<string, string>> = {}): ApiResult {
-  const { status, body, headers } = 'result' in outcome ? outcome.result : errorAnswer(outcome.error, requestId);
+export function finish(route: Route, requestId: string, ending: Ending, rateLimit: Readonly<Record<string, string>> = {}): ApiResult {
+  const { status, body, headers } = 'result' in ending ? ending.result : errorAnswer(ending.error, requestId);
   return {
     statusCode: status,
     headers: {

@@ -23,7 +23,7 @@ import type { RateLimiter, UsageSnapshot } from '../rate-limit/limiter.js';
 import type { Route } from '../routes.js';
 import { callerOf } from './caller.js';
 import { admit, type Decision } from './decision.js';
-import { finish, type Outcome } from './finish.js';
+import { type Ending, finish } from './finish.js';
 import { type RequestBody, requestBody } from './json-body.js';
 import { pathParams } from './path-params.js';
 import type { ApiEvent, ApiResult, Result } from './response.js';
@@ -53,8 +53,8 @@ const admissions = new WeakMap<ApiEvent, Promise<Decision>>();
 
 const requestIdOf = (event: ApiEvent, context: Context) => event.requestContext?.requestId ?? context.awsRequestId;
 
-/** Work that may fail, as an outcome that never rejects: it can wait (alongside admission) without being awaited. */
-const outcomeOf = (work: Promise<Result>): Promise<Outcome> =>
+/** Work that may fail, as an ending that never rejects: it can wait (alongside admission) without being awaited. */
+const endingOf = (work: Promise<Result>): Promise<Ending> =>
   work.then(
     (result) => ({ result }),
     (error: unknown) => ({ error }),
@@ -121,7 +121,7 @@ export function requestPath(route: Route, steps: Steps, limiter: RateLimiter) {
       const read = () => readInput(event, context);
       const reading = admitting.alongside ? Promise.resolve().then(read) : whileInFlight(read);
       reading.catch(() => undefined);
-      const alongside = admitting.alongside ? outcomeOf(operate(reading, context, caller, requestId)) : undefined;
+      const alongside = admitting.alongside ? endingOf(operate(reading, context, caller, requestId)) : undefined;
       const { refusal, headers, usage, record } = await admitting.decision;
       rateLimit = headers;
       // A refusal wins over whatever the operation alongside did.
@@ -129,7 +129,7 @@ export function requestPath(route: Route, steps: Steps, limiter: RateLimiter) {
         record();
         throw refusal;
       }
-      const operating = alongside ?? outcomeOf(operate(reading, context, caller, requestId, usage));
+      const operating = alongside ?? endingOf(operate(reading, context, caller, requestId, usage));
       // The decision's metric is written once the operation's own call is on its way (alongside: long since).
       await (alongside ? record() : whileInFlight(record));
       return finish(route, requestId, await operating, rateLimit);

@@ -45,7 +45,7 @@ function storedOf({ status, body, headers }: Result): StoredAnswer {
 }
 
 /** A stored answer as a result again. finish.ts writes the same bytes: JSON.stringify of what it parsed from them. */
-function resultOf({ statusCode, headers: { 'Content-Type': _json, ...own }, body }: StoredAnswer, replayed: boolean): Result {
+function replayOf({ statusCode, headers: { 'Content-Type': _json, ...own }, body }: StoredAnswer, replayed: boolean): Result {
   return { status: statusCode, body: JSON.parse(body), headers: replayed ? { ...own, [REPLAYED_HEADER]: 'true' } : own };
 }
 
@@ -80,7 +80,7 @@ export function idempotentRunner<TQuota extends Quota, TBody, TSuccess>(route: R
     }
     if (first.result) return first.result;
     const { replayed, ...answer } = v.parse(ReplaySchema, stored);
-    return resultOf(answer, replayed === true);
+    return replayOf(answer, replayed === true);
   };
   // The request path starts the load as soon as it has read a key, while the count is in flight (pipeline.ts); a
   // failed load is the runner's to report, when it awaits the load again.

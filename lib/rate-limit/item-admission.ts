@@ -39,7 +39,7 @@ export interface ItemAdmissionOptions {
   afterAdmitted?: (customerId: string, key: string, item: CounterItem | undefined, dayStart: number) => Promise<void>;
 }
 
-export type Outcome = { outcome: 'admitted' | 'limit' | 'banned'; counts: ItemCounts };
+export type ItemOutcome = { outcome: 'admitted' | 'limit' | 'banned'; counts: ItemCounts };
 
 export function itemAdmission(db: DynamoDBDocumentClient, table: string, options: ItemAdmissionOptions) {
   /**
@@ -47,7 +47,13 @@ export function itemAdmission(db: DynamoDBDocumentClient, table: string, options
    * `callOf`, the same write counts the call to that deprecated operation, so it costs no second write and a refused
    * call is not counted.
    */
-  return async function admitOn(customerId: string, key: string, share: Limits, now: number, callOf: string | undefined): Promise<Outcome> {
+  return async function admitOn(
+    customerId: string,
+    key: string,
+    share: Limits,
+    now: number,
+    callOf: string | undefined,
+  ): Promise<ItemOutcome> {
     const { minuteStart, dayStart } = windowStarts(now);
     const names: Record<string, string> = { '#m': minuteCountName(minuteStart), '#d': dayCountName(dayStart) };
     if (callOf !== undefined) {
