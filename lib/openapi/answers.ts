@@ -3,8 +3,8 @@
  * headers on its answers. The OpenAPI document is written from this, and a test checks it against the request path.
  */
 
+import { GATEWAY_RESPONSES, WEB_ACL_RESPONSES } from '../api-gateway/gateway-responses.js';
 import { ERROR_STATUS, type ErrorCode } from '../http/error-codes.js';
-import { GATEWAY_RESPONSES, WEB_ACL_RESPONSES } from '../http/gateway-responses.js';
 import { BODY_ERRORS } from '../http/json-body.js';
 import { REPLAYED_HEADER } from '../idempotency/key.js';
 import type { Route } from '../routes.js';

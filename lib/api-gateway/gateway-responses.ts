@@ -8,8 +8,8 @@
  * meaning "no quota is being spent and there is no window to wait for" (docs/api.md, "Rate-limit headers").
  */
 import { UNAVAILABLE_RETRY_AFTER } from '../dynamo/outage.js';
-import { BEARER_CHALLENGE, INVALID_TOKEN_CHALLENGE } from './answer-headers.js';
-import type { ErrorCode } from './error-codes.js';
+import { BEARER_CHALLENGE, INVALID_TOKEN_CHALLENGE } from '../http/answer-headers.js';
+import type { ErrorCode } from '../http/error-codes.js';
 
 export interface GatewayResponseSpec {
   status: number;

@@ -11,7 +11,7 @@
  * It does rule out mock integrations (a CORS preflight, a health check): with every type binary they are reported to answer 500,
  * so one added later needs its own answer from a function instead.
  */
-import { parseContentType } from './media-type.js';
+import { parseContentType } from '../http/media-type.js';
 
 export const BINARY_MEDIA_TYPES: readonly string[] = ['*/*'];
 
