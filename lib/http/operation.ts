@@ -1,15 +1,7 @@
 /**
- * An operation's Lambda handler from its route definition: every handler in functions/ is `operation(route, …)`.
- * Middy keeps what it is good at: the Lambda context on log lines, header names lower-cased, and a timeout before
- * Lambda's. Everything else is the request path of pipeline.ts, one function.
- *
- * What a handler file gives is typed by its route: the body its handler gets and the success body it returns, the
- * usage of a peek route, and for an idempotent route the runner (`idempotentRunner(route)`, idempotency.ts), which no
- * other route may be given. A file that disagrees with its route does not compile. The runner comes from the handler
- * file rather than from here so that only the functions of idempotent routes carry the idempotency library.
- *
- * The rate limiter is the process's one (process-limiter.ts), built at the function's cold start, so its memory of
- * refused customers serves every operation the process runs.
+ * An operation's Lambda handler from its route: every handler in functions/ is `operation(route, …)`, typed by its
+ * route (body, success, a peek route's usage, an idempotent route's runner). Middy keeps the Lambda context on log
+ * lines, header names lower-cased and a timeout before Lambda's; the rest is pipeline.ts.
  */
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';

@@ -1,20 +1,9 @@
 /**
- * The request path of every operation, in one function that reads top to bottom (`respond`): the caller → (routes
- * that give one) `prepare`, started and not awaited → admission, with the operation alongside where the route only
- * reads → parameters, Idempotency-Key and body, each read once → (deprecated routes) the call logged, 410 after the
- * sunset → the handler, inside the idempotency runner for a request with a key → `finish`, which builds every
- * answer. The steps are modules of their own that know nothing of each other; the order is this function's.
- *
- * What does not wait for a round trip does not delay one: the input of an operation that waits for admission is read
- * while the count is in flight, and the decision's metric is written while the operation's own call is. On a new instance these are a few milliseconds of
- * CPU (the schema's first run, Metrics' first line) that a create would otherwise add to its latency. Neither
- * changes what is answered: a refusal still wins over a bad body, and a bad body is still counted and answered after
- * admission.
- *
- * Middy keeps what it is good at around it (operation.ts): the Lambda context for log lines, header names
- * lower-cased, and the timeout before Lambda's. That timeout ends `respond` from outside, so `backstop`, its onError,
- * answers through the same `finish` with what the request had got to: the admission in flight is kept here, by
- * event, for it. */
+ * The request path of every operation in one function, `respond`, read top to bottom: the caller, `prepare`,
+ * admission (a read-only operation alongside the count), parameters, Idempotency-Key and body, the deprecation
+ * check, the handler (under a key's runner), `finish`. The order is this function's alone. `backstop`, Middy's
+ * onError, answers a request Middy's timeout ended through the same `finish`.
+ */
 import type middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import type { AuthContext } from '../auth/context.js';

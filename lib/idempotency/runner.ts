@@ -1,27 +1,8 @@
 /**
- * What an Idempotency-Key does (the header itself: idempotency-key.ts), around the operation of a route that
- * declares `idempotent`: the first request with a key claims it (a conditional Put), runs, and stores its result for
- * 24 hours; a retry with the same key and body gets that result again with `Idempotent-Replayed: true` and runs
- * nothing; the same key with another body is 422; a retry while the first still runs is 409 with Retry-After. Built
- * on Powertools for AWS Lambda's Idempotency utility (idempotency-utility.mts).
- *
- * The handler file of such a route passes `idempotentRunner(route)` to `operation()`, which requires it by type; only
- * that function carries the library, in a file of its own beside its bundle (idempotency-utility.mts), loaded by the
- * instance's first request with a key. That request starts the load as soon as its key is read, while its count is
- * in flight (`prepare`), and pays for reading and evaluating the library once per instance (a few milliseconds); no
- * request without a key, cold or not, reads it.
- *
- * Why `makeIdempotent` around the operation rather than the library's Middy middleware (`makeHandlerIdempotent`):
- * the middleware answers a replay with Middy's early return, around the request path, so a replay would lack this
- * request's X-Request-Id and rate-limit headers; and it stores only what the handler returns, so a result the
- * operation gives by throwing (409 CATEGORY_EXISTS) could not be remembered. What is written here is what the
- * library leaves to us: scoping keys per customer, and a result in the form it stores.
- *
- * What is remembered follows the IETF draft "The Idempotency-Key HTTP Header Field": the result of the operation,
- * success or error (201, and the operation's own 4xx such as 409 CATEGORY_EXISTS; pipeline.ts makes both results).
- * Not remembered: refusals before the operation runs (401, 429, the body's 400/413/415, a bad key), since nothing was
- * done and the client is to fix the request; and 5xx, whose record is deleted so that a retry runs the operation
- * again.
+ * What an Idempotency-Key does around an idempotent route's operation, on Powertools' Idempotency utility
+ * (utility.mts, loaded by an instance's first keyed request): the first request claims the key and its result is
+ * stored for 24 hours; a retry with the same body gets it again with Idempotent-Replayed: true; another body is 422;
+ * a retry while the first runs is 409. A 4xx result is remembered, a 5xx is not (the claim is released).
  */
 import * as v from 'valibot';
 import { tableName } from '../config.js';

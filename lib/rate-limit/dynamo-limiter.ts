@@ -1,14 +1,8 @@
 /**
- * The rate limiter's counts on DynamoDB, exact under any concurrency: a CounterStore. It puts the parts together
- * and reads: admission on one item (admission.ts), the walk over a sharded customer's items (shard-walk.ts), the
- * stale names a write removes in passing (stale-names.ts), the move of finished days to the usage history after
- * an admission (lib/usage/day-move.ts), and the refusal count toward a ban (ban.ts). Reading the windows without
- * counting (`peek`) is here; lifting a ban is the admin's (unban.ts). The item encoding is counter-item.ts, the sharding of
- * large Enterprise limits shards.ts.
- *
- * An admitted request costs one UpdateItem; the request that finds a finished day on its item also pays the
- * day's move, once per day and item. A plain write refused because such a move's transaction holds the item is sent
- * again (counter-item.ts, `retryingConflicts`).
+ * The rate limiter's counts on DynamoDB, exact under any concurrency (a CounterStore): admission on one item
+ * (item-admission.ts) or over a sharded customer's items (shard-walk.ts), the refusal count toward a ban (ban.ts),
+ * and `peek`. An admitted request costs one UpdateItem; the one that finds a finished day on its item also moves it
+ * (lib/usage/day-move.ts).
  */
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { getItems } from '../dynamo/batch-get.js';

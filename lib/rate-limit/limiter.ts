@@ -1,7 +1,8 @@
 /**
- * What the API asks of a rate limiter, whatever stores the counts: admit and count a request, read the windows
- * without counting (lifting a ban is the admin's: unban.ts). The API uses refusal-cache.ts (answers refusals an instance already knows from
- * memory) around dynamo-limiter.ts (the counts on DynamoDB), which is a CounterStore.
+ * What a request asks of a rate limiter: admit and count (`consume`), read the windows (`peek`), and whether this
+ * instance already knows a refusal. The process's limiter (process-limiter.ts) is status-memory.ts (peek reads) over
+ * refusal-cache.ts (refusals from memory, batched counts) over dynamo-limiter.ts (the counts, a CounterStore).
+ * Lifting a ban is the admin's (unban.ts).
  */
 import type { Limits } from '../plans.js';
 import type { WindowView } from './windows.js';
