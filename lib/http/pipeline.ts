@@ -7,7 +7,7 @@
 import type middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import type { AuthContext } from '../auth/context.js';
-import { type IdempotentRunner, idempotencyKeyOf } from '../idempotency/key.js';
+import type { IdempotentRunner } from '../idempotency/key.js';
 import type { RateLimiter, UsageSnapshot } from '../rate-limit/limiter.js';
 import type { Route } from '../routes.js';
 import { callerOf } from './caller.js';
@@ -69,7 +69,7 @@ export function requestPath(route: Route, steps: Steps, limiter: RateLimiter) {
    */
   function readInput(event: ApiEvent, context: Context): Input {
     const params = route.params ? pathParams(route.params, event) : {};
-    const key = route.idempotent ? idempotencyKeyOf(event) : undefined;
+    const key = route.idempotent ? steps.idempotency?.keyOf(event) : undefined;
     if (key !== undefined) steps.idempotency?.prepare?.();
     return { params, key, body: route.body ? requestBody(route.body, event, context) : undefined };
   }

@@ -4,12 +4,14 @@
  * stored for 24 hours; a retry with the same body gets it again with Idempotent-Replayed: true; another body is 422;
  * a retry while the first runs is 409. A 4xx result is remembered, a 5xx is not (the claim is released).
  */
+
+import type { Context } from 'aws-lambda';
 import * as v from 'valibot';
 import { tableName } from '../config.js';
 import { documentClient } from '../dynamo/client.js';
 import type { Result } from '../http/response.js';
 import type { Quota, Route } from '../routes.js';
-import type { IdempotentRunner } from './key.js';
+import { type IdempotentRequest, type IdempotentRunner, idempotencyKeyOf } from './key.js';
 import { REMEMBERED_SECONDS, REPLAYED_HEADER } from './names.js';
 import { idempotencyRecords, type StoredAnswer, StoredAnswerSchema } from './records.js';
 import type { Remember } from './utility.mjs';
@@ -43,26 +45,30 @@ export function idempotentRunner<TQuota extends Quota, TBody, TSuccess>(route: R
     return loading;
   };
 
-  const runner: IdempotentRunner = async (request, context, run) => {
-    const remember = await utility();
-    // The first request's result as the operation gave it, without a trip through its stored form.
-    const first: { result?: Result } = {};
-    let stored: unknown;
-    try {
-      stored = await remember(request, context, async () => {
-        first.result = await run();
-        // A 5xx is not remembered: the utility deletes the record of a run that throws, so a retry runs again.
-        if (first.result.status >= 500) throw new NotRemembered();
-        return storedOf(first.result);
-      });
-    } catch (error) {
-      if (error instanceof NotRemembered && first.result) return first.result;
-      throw error;
-    }
-    if (first.result) return first.result;
-    const { replayed, ...answer } = v.parse(ReplaySchema, stored);
-    return replayOf(answer, replayed === true);
-  };
+  const runner: IdempotentRunner = Object.assign(
+    async (request: IdempotentRequest, context: Context, run: () => Promise<Result>): Promise<Result> => {
+      const remember = await utility();
+      // The first request's result as the operation gave it, without a trip through its stored form.
+      const first: { result?: Result } = {};
+      let stored: unknown;
+      try {
+        stored = await remember(request, context, async () => {
+          const result = await run();
+          first.result = result;
+          // A 5xx is not remembered: the utility deletes the record of a run that throws, so a retry runs again.
+          if (result.status >= 500) throw new NotRemembered();
+          return storedOf(result);
+        });
+      } catch (error) {
+        if (error instanceof NotRemembered && first.result) return first.result;
+        throw error;
+      }
+      if (first.result) return first.result;
+      const { replayed, ...answer } = v.parse(ReplaySchema, stored);
+      return replayOf(answer, replayed === true);
+    },
+    { keyOf: idempotencyKeyOf },
+  );
   // The request path starts the load as soon as it has read a key, while the count is in flight (pipeline.ts); a
   // failed load is the runner's to report, when it awaits the load again.
   runner.prepare = () => void utility();

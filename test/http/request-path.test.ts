@@ -17,7 +17,7 @@ import { documentClient } from '../../lib/dynamo/client.js';
 import { HttpError } from '../../lib/http/error-codes.js';
 import { operation } from '../../lib/http/operation.js';
 import type { Result } from '../../lib/http/response.js';
-import type { IdempotentRequest, IdempotentRunner } from '../../lib/idempotency/key.js';
+import { type IdempotentRequest, type IdempotentRunner, idempotencyKeyOf } from '../../lib/idempotency/key.js';
 import { defineRoute } from '../../lib/routes.js';
 import { sentHeaders } from '../support/answer.js';
 import { invoke, proxyEvent, TEST_AUTHORIZER } from '../support/events.js';
@@ -119,16 +119,19 @@ beforeEach(() => {
 /** A runner that records what it is handed and runs the operation, as the idempotency utility does the first time. */
 function recordingRunner() {
   const seen: { request?: IdempotentRequest; result?: Result; error?: unknown } = {};
-  const runner: IdempotentRunner = async (request, _context, run) => {
-    seen.request = request;
-    try {
-      seen.result = await run();
-      return seen.result;
-    } catch (error) {
-      seen.error = error;
-      throw error;
-    }
-  };
+  const runner: IdempotentRunner = Object.assign(
+    async (request: IdempotentRequest, _context: unknown, run: () => Promise<Result>) => {
+      seen.request = request;
+      try {
+        seen.result = await run();
+        return seen.result;
+      } catch (error) {
+        seen.error = error;
+        throw error;
+      }
+    },
+    { keyOf: idempotencyKeyOf },
+  );
   return { runner, seen };
 }
 
@@ -253,11 +256,14 @@ describe('finish (finish.ts): every header on every answer, once, in one order',
   });
 
   it('a result’s own header (a replay’s Idempotent-Replayed) in the same place', async () => {
-    const replaying: IdempotentRunner = async () => ({
-      status: 201,
-      body: { id: 1, name: 'Dog' },
-      headers: { 'Idempotent-Replayed': 'true' },
-    });
+    const replaying: IdempotentRunner = Object.assign(
+      async () => ({
+        status: 201,
+        body: { id: 1, name: 'Dog' },
+        headers: { 'Idempotent-Replayed': 'true' },
+      }),
+      { keyOf: idempotencyKeyOf },
+    );
     const handler = operation(probeWrite, { handle: async () => ({ id: 2, name: 'never' }), idempotency: replaying });
     const answer = await invoke(handler, post('{"name":"Dog"}', customer(), 'k'));
     expect(answer.status).toBe(201);
