@@ -118,6 +118,8 @@ export const LocalEnvSchema = v.object({
   DYNAMODB_ENDPOINT: optionalText(v.pipe(v.string(), v.url('DYNAMODB_ENDPOINT must be a URL'))),
   DYNAMODB_PORT: port('8000'),
   DATA_DIR: v.optional(v.string(), '.data/dynamodb'),
+  /** `npm start`'s line per request (infra/local/request-line.ts): text on a terminal, JSON otherwise, unless set. */
+  REQUEST_LOG: optionalText(v.picklist(['text', 'json', 'off'], 'REQUEST_LOG must be text, json or off')),
   /** API Gateway caches authorizer results per environment (60 s deployed); locally off unless set. */
   AUTHORIZER_CACHE_TTL: wholeNumber('0'),
   /**
@@ -139,14 +141,21 @@ export function localConfig(): LocalEnv {
 
 /**
  * What the admin CLI takes from the environment in local mode: the DynamoDB to write to (DYNAMODB_ENDPOINT, or
- * DynamoDB Local on DYNAMODB_PORT) and the local table prefix. Read when called rather than at load, because
- * the CLI runs as a tool without the functions' variables and chooses its stage with --stage; an empty
- * variable counts as unset.
+ * DynamoDB Local on DYNAMODB_PORT, else the one `npm start` runs with DATA_DIR, lib/cli/running-start.ts, else port
+ * 8000) and the local table prefix. Read when called rather than at load, because the CLI runs as a tool without the
+ * functions' variables and chooses its stage with --stage; an empty variable counts as unset.
  */
-export function adminCliConfig(source: Record<string, string | undefined> = process.env): { dynamoEndpoint: string; tablePrefix: string } {
+export function adminCliConfig(source: Record<string, string | undefined> = process.env): {
+  dynamoEndpoint: string;
+  /** Which variable named the endpoint; `default` when neither did. */
+  endpointFrom: 'DYNAMODB_ENDPOINT' | 'DYNAMODB_PORT' | 'default';
+  dataDir: string;
+  tablePrefix: string;
+} {
   const schema = v.object({
     DYNAMODB_ENDPOINT: v.optional(v.pipe(v.string(), v.url('DYNAMODB_ENDPOINT must be a URL'))),
-    DYNAMODB_PORT: v.optional(v.pipe(v.string(), v.regex(/^\d{1,5}$/, 'DYNAMODB_PORT must be a port number')), '8000'),
+    DYNAMODB_PORT: v.optional(v.pipe(v.string(), v.regex(/^\d{1,5}$/, 'DYNAMODB_PORT must be a port number'))),
+    DATA_DIR: v.optional(v.string(), '.data/dynamodb'),
     PETSTORE_TABLE_PREFIX: v.optional(
       v.pipe(v.string(), v.regex(/^[A-Za-z0-9_.-]*$/, 'PETSTORE_TABLE_PREFIX may hold only letters, digits, "_", "." and "-"')),
       'petstore-',
@@ -155,9 +164,15 @@ export function adminCliConfig(source: Record<string, string | undefined> = proc
   const result = v.safeParse(schema, {
     DYNAMODB_ENDPOINT: source.DYNAMODB_ENDPOINT || undefined,
     DYNAMODB_PORT: source.DYNAMODB_PORT || undefined,
+    DATA_DIR: source.DATA_DIR || undefined,
     PETSTORE_TABLE_PREFIX: source.PETSTORE_TABLE_PREFIX,
   });
   if (!result.success) throw new Error(`Invalid configuration: ${result.issues.map((i) => i.message).join('; ')}`);
-  const { DYNAMODB_ENDPOINT, DYNAMODB_PORT, PETSTORE_TABLE_PREFIX } = result.output;
-  return { dynamoEndpoint: DYNAMODB_ENDPOINT ?? `http://127.0.0.1:${DYNAMODB_PORT}`, tablePrefix: PETSTORE_TABLE_PREFIX };
+  const { DYNAMODB_ENDPOINT, DYNAMODB_PORT, DATA_DIR, PETSTORE_TABLE_PREFIX } = result.output;
+  const [dynamoEndpoint, endpointFrom] = DYNAMODB_ENDPOINT
+    ? ([DYNAMODB_ENDPOINT, 'DYNAMODB_ENDPOINT'] as const)
+    : DYNAMODB_PORT
+      ? ([`http://127.0.0.1:${DYNAMODB_PORT}`, 'DYNAMODB_PORT'] as const)
+      : (['http://127.0.0.1:8000', 'default'] as const);
+  return { dynamoEndpoint, endpointFrom, dataDir: DATA_DIR, tablePrefix: PETSTORE_TABLE_PREFIX };
 }

@@ -2,7 +2,9 @@
  * The stage's access-log line: one JSON object per request, from API Gateway's $context variables. Numbers API
  * Gateway always fills are unquoted so metric filters can compare them; fields that may be "-" stay strings. API
  * Gateway does not escape variables, so nothing the client chooses freely is logged (no user agent, no raw path: a
- * quote in them could forge fields), and no header: never Authorization.
+ * quote in them could forge fields), and no header: never Authorization. No `$context.error.messageString`: AWS
+ * documents it only as the message with its quotes, not what it is on a request without an error, and one line that
+ * is not JSON escapes the status metric filter; `errorType` names the gateway response, whose text is fixed.
  */
 export const ACCESS_LOG_FORMAT = `{${[
   '"requestId":"$context.requestId"',
@@ -21,6 +23,5 @@ export const ACCESS_LOG_FORMAT = `{${[
   '"authorizerLatency":"$context.authorizer.latency"',
   '"authorizerError":"$context.authorizer.error"',
   '"errorType":"$context.error.responseType"',
-  '"errorMessage":$context.error.messageString',
   '"xrayTraceId":"$context.xrayTraceId"',
 ].join(',')}}`;

@@ -166,12 +166,18 @@ export class ApiFunction extends NodejsFunction {
       logGroup,
       loggingFormat: LoggingFormat.JSON,
       applicationLogLevelV2: ApplicationLogLevel.INFO,
-      systemLogLevelV2: SystemLogLevel.WARN,
+      // INFO, not WARN: Lambda sends its START and REPORT lines (Duration, Max Memory Used, Init Duration) at INFO, and
+      // drops them at WARN (AWS Lambda Developer Guide, "Log-level filtering"). The runbook reads them.
+      systemLogLevelV2: SystemLogLevel.INFO,
       tracing: Tracing.ACTIVE,
       environment: { ...powertoolsEnvironment(props.environment), ...props.environment },
       // Old versions are kept when a new one replaces them, so an operator can point the alias back at the previous
       // version in seconds (docs: rolling back by hand). They cost nothing but storage, and go with the function.
-      currentVersionOptions: { removalPolicy: RemovalPolicy.RETAIN },
+      // RETAIN_ON_UPDATE_OR_DELETE (DeletionPolicy RetainExceptOnCreate), not RETAIN: a version created by a deploy
+      // that rolls back (an alarm, a failed resource) is deleted with the rollback. Kept, it would hold exactly the code
+      // and settings of the release, so the next deploy of that release would find nothing to publish and fail with
+      // "A version for this Lambda function exists" (Lambda's PublishVersion publishes nothing unchanged).
+      currentVersionOptions: { removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE },
       bundling: {
         format: OutputFormat.ESM,
         mainFields: [...MAIN_FIELDS],

@@ -3,7 +3,7 @@
  * response per entry of GATEWAY_RESPONSES (lib/api-gateway/gateway-responses.ts), which the local gateway answers from too.
  */
 import { ResponseType, type RestApi } from 'aws-cdk-lib/aws-apigateway';
-import { GATEWAY_RESPONSES, type GatewayResponseSpec } from '../../lib/api-gateway/gateway-responses.js';
+import { FALLBACK_RESPONSE_TYPES, GATEWAY_RESPONSES, type GatewayResponseSpec } from '../../lib/api-gateway/gateway-responses.js';
 import { ANSWER_HEADERS, GATEWAY_RATE_LIMIT_HEADERS } from '../../lib/http/answer-headers.js';
 import { constructIdOf } from './construct-id.js';
 
@@ -18,7 +18,8 @@ export function addGatewayResponses(api: RestApi, responses: Readonly<Record<str
   for (const [type, spec] of Object.entries(responses)) {
     api.addGatewayResponse(`Response${constructIdOf(type.toLowerCase().replaceAll('_', '-'))}`, {
       type: ResponseType.of(type),
-      statusCode: String(spec.status),
+      // A fallback keeps API Gateway's status: one of its own would become the status of every type not customised.
+      statusCode: FALLBACK_RESPONSE_TYPES.has(type) ? undefined : String(spec.status),
       responseHeaders: gatewayResponseHeaders(spec),
       templates: { 'application/json': gatewayResponseTemplate(spec, AUTHORIZER_MESSAGE_TYPES.has(type)) },
     });

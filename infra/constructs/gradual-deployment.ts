@@ -74,7 +74,7 @@ export interface GradualDeploymentProps {
    * @default true
    */
   readonly rollbackOnAlarm?: boolean;
-  /** Where the rollout alarms notify when they fire (the stage's alarm destinations). @default - no one; CodeDeploy still acts on them */
+  /** Where the rollout alarms notify when they fire and when they clear (the stage's alarm destinations). @default - no one; CodeDeploy still acts on them */
   readonly alarmTopics?: readonly ITopic[];
 }
 
@@ -103,9 +103,12 @@ export class GradualDeployment extends Construct {
 
     const alarmOn = (alarmId: string, alarm: ConstructorParameters<typeof Alarm>[2]) => {
       const created = new Alarm(this, alarmId, { treatMissingData: TreatMissingData.NOT_BREACHING, ...alarm });
-      // ALARM only: every release moves the per-version alarms to new dimensions and back to OK, and an OK
-      // notification per function per release would bury the one that matters.
-      for (const topic of props.alarmTopics ?? []) created.addAlarmAction(new SnsAction(topic));
+      // ALARM and OK, as every alarm of the stage: whoever was told a rollout alarm fired is told when it cleared, and
+      // knows when a redeploy may start (a deployment that starts while one of its alarms is in ALARM stops at once).
+      for (const topic of props.alarmTopics ?? []) {
+        created.addAlarmAction(new SnsAction(topic));
+        created.addOkAction(new SnsAction(topic));
+      }
       return created;
     };
 

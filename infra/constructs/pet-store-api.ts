@@ -5,7 +5,7 @@
  * this one puts them together. Adding an operation to ROUTES adds its route, function and grants without touching
  * this file.
  */
-import { type Duration, Fn, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { type Duration, Fn, Stack } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
   AuthorizationType,
@@ -84,10 +84,9 @@ export class PetStoreApi extends Construct {
       endpointTypes: [EndpointType.REGIONAL],
       // Every request body reaches the functions as the client's bytes, so invalid UTF-8 is refused, not replaced.
       binaryMediaTypes: [...BINARY_MEDIA_TYPES],
-      // The account-wide role API Gateway needs to write execution logs. Both stacks may set it in one account;
-      // RETAIN keeps deleting one stack from breaking the other's logging.
-      cloudWatchRole: true,
-      cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
+      // Not here: the account-wide role API Gateway writes execution logs with is one per account and region, set by
+      // the stack of its own this stack depends on (infra/api-gateway-account-stack.ts).
+      cloudWatchRole: false,
       deployOptions: {
         stageName: API_STAGE_NAME,
         throttlingRateLimit: props.throttle.rateLimit,

@@ -2,8 +2,8 @@
  * The public pages of the local gateway, outside the authenticated operations: the OpenAPI document at
  * /v1/openapi.json (built for this environment's configuration, so its dates are the ones the functions use, and
  * listing the server it was fetched from first, so "Try it out" and generated clients call this environment on
- * this port) and an API reference at /docs rendered by Swagger UI from the installed swagger-ui-dist package, with
- * no CDN.
+ * this port) and an API reference at /docs (and /docs/) rendered by Swagger UI from the installed swagger-ui-dist
+ * package, with no CDN. HEAD answers as GET does, without the body.
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -99,8 +99,11 @@ function servedDocument(): ExtraRoute {
 
 /** The extra routes for startGateway(); read once, so a missing package fails startup rather than a page load. */
 export function docsRoutes(): Record<string, ExtraRoute> {
+  const page = send(PAGE, 'text/html; charset=utf-8');
   const routes: Record<string, ExtraRoute> = {
-    [DOCS_PATH]: send(PAGE, 'text/html; charset=utf-8'),
+    // With or without the trailing slash, as the API's own paths (its assets are named from the root).
+    [DOCS_PATH]: page,
+    [`${DOCS_PATH}/`]: page,
     [OPENAPI_PATH]: servedDocument(),
   };
   for (const [path, { file, type }] of Object.entries(ASSETS)) {

@@ -7,7 +7,8 @@
  * (java/LoopbackDynamoDBLocal.java, run by Java's single-file source launcher) that binds the jar's own server to
  * 127.0.0.1; only where Java cannot compile it (a runtime without the jdk.compiler module) does it fall back to the
  * jar's own start, listening everywhere, and says so. Telemetry, which the jar sends by default, is switched off.
- * A data directory is made private to its owner (0700): the database file holds key hashes and customers.
+ * A data directory is made private to its owner (0700): the database file holds key hashes and customers. The
+ * launcher stops when this process ends, however it ends: it watches its stdin, which only this process holds open.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readdirSync } from 'node:fs';
@@ -85,7 +86,8 @@ function spawnJar(port: number, dataDir: string | null): { child: ChildProcess; 
   const args = loopbackOnly
     ? [library, '-cp', `${join(home, 'DynamoDBLocal.jar')}:${join(home, 'DynamoDBLocal_lib', '*')}`, LAUNCHER, ...options]
     : [library, '-jar', join(home, 'DynamoDBLocal.jar'), ...options];
-  return { child: spawn('java', args, { cwd: home, stdio: ['ignore', 'pipe', 'pipe'] }), loopbackOnly };
+  // The launcher exits when its stdin closes, which is when this process ends, however it ends (a SIGKILL included).
+  return { child: spawn('java', args, { cwd: home, stdio: ['pipe', 'pipe', 'pipe'] }), loopbackOnly };
 }
 
 export async function startDynamoLocal(options: { port?: number; dataDir?: string } = {}): Promise<DynamoLocal> {

@@ -30,20 +30,23 @@ export interface ProxyEventInput {
 
 /**
  * Values by name, the last in `single` and all in `multi`. Header names are case-insensitive (RFC 9110), so for
- * headers `Authorization` and `authorization` are one name, spelled as first received; query names are not.
+ * headers `Authorization` and `authorization` are one name, spelled as first received; query names are not. Any
+ * name is an ordinary key (`constructor`, `__proto__`): names are grouped in a Map, in one pass, and the maps are
+ * built as own properties, as Lambda's JSON.parse of the event builds them.
  */
 function grouped(pairs: [string, string][], ignoreCase = false): { single: Record<string, string>; multi: Record<string, string[]> } {
-  const single: Record<string, string> = {};
-  const multi: Record<string, string[]> = {};
-  const spelling = new Map<string, string>();
+  const groups = new Map<string, { name: string; values: string[] }>();
   for (const [received, value] of pairs) {
     const key = ignoreCase ? received.toLowerCase() : received;
-    const name = spelling.get(key) ?? received;
-    spelling.set(key, name);
-    single[name] = value;
-    multi[name] = [...(multi[name] ?? []), value];
+    const group = groups.get(key);
+    if (group) group.values.push(value);
+    else groups.set(key, { name: received, values: [value] });
   }
-  return { single, multi };
+  const named = [...groups.values()];
+  return {
+    single: Object.fromEntries(named.map(({ name, values }) => [name, values[values.length - 1] ?? ''])),
+    multi: Object.fromEntries(named.map(({ name, values }) => [name, values])),
+  };
 }
 
 export function proxyEvent(input: ProxyEventInput = {}): ApiEvent {

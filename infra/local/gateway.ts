@@ -5,10 +5,11 @@
  * is one of BINARY_MEDIA_TYPES, as deployed), runs the authorizer and then the same handler modules Lambda runs (in
  * its own process, or as several warm instances of each function: instances.ts),
  * unless the event is over Lambda's invoke payload limit (payload-limits.ts), and answers gateway-level refusals
- * from GATEWAY_RESPONSES, requests Node's parser refuses and requests without exactly one Host header included
- * (malformed-requests.ts). One gateway serves one environment, whose configuration is its process's. WAF's rate
- * rule (requests without a key, per address) is not modelled: it is an approximate count over 5 minutes that would
- * make local runs depend on their own history.
+ * from GATEWAY_RESPONSES, requests Node's parser refuses, CONNECT, half-closed connections, requests without exactly
+ * one Host header and requests over API Gateway's URL and header limits included (malformed-requests.ts). One
+ * gateway serves one environment, whose configuration is its process's. WAF's rate rule (requests without a key, per
+ * address) is not modelled: it is an approximate count over 5 minutes that would make local runs depend on their own
+ * history.
  *
  * Methods: a REST API answers a method its resource does not define (HEAD and OPTIONS too: there are no such
  * methods and no CORS preflight here) with the Missing Authentication Token response, which is our 404. A
@@ -25,7 +26,7 @@ import { authorize } from './authorizer.js';
 import { proxyEvent } from './events.js';
 import { sendGatewayResponse } from './gateway-answers.js';
 import { inProcess, type LocalFunctions, workerInstances } from './instances.js';
-import { answerClientError, hostRefusal, rememberRequest } from './malformed-requests.js';
+import { answerConnectionEdges, hostRefusal, NODE_MAX_HEADER_SIZE, rememberRequest, sizeRefusal } from './malformed-requests.js';
 import { API_GATEWAY_MAX_BODY_BYTES, overLambdaInvokeLimit, refusedByWebAcl } from './payload-limits.js';
 import { matchRoute } from './route-match.js';
 
@@ -47,7 +48,13 @@ export interface GatewayOptions {
   /** Import (and start) every function before listening, so that a broken one fails startup. */
   preload?: boolean;
   /** Told which instance of which operation answered each request that reached one (tests). */
-  onInvoked?: (invocation: { operationId: string; instance: number; statusCode: number | undefined }) => void;
+  onInvoked?: (invocation: {
+    operationId: string;
+    instance: number;
+    statusCode: number | undefined;
+    requestId: string;
+    customerId: string | undefined;
+  }) => void;
 }
 
 export interface Gateway {
@@ -92,15 +99,16 @@ export async function handleRequest(
   options: GatewayOptions = {},
   functions: LocalFunctions = inProcess,
 ): Promise<void> {
-  const hostProblem = hostRefusal(req);
-  if (hostProblem) {
+  const refusal = hostRefusal(req) ?? sizeRefusal(req);
+  if (refusal) {
     // As for the requests Node's parser refuses: the connection closes, the rest of the stream unread.
     res.shouldKeepAlive = false;
-    return sendGatewayResponse(res, 'DEFAULT_4XX', requestId, hostProblem);
+    return sendGatewayResponse(res, 'DEFAULT_4XX', requestId, refusal);
   }
   const url = new URL(req.url ?? '/', 'http://localhost');
   const extra = options.extraRoutes?.[url.pathname];
-  if (extra && req.method === 'GET') return extra(req, res);
+  // HEAD as GET: Node sends the headers of a HEAD request's answer without its body.
+  if (extra && (req.method === 'GET' || req.method === 'HEAD')) return extra(req, res);
 
   const stagePrefix = `/${API_STAGE_NAME}`;
   const underStage = url.pathname === stagePrefix || url.pathname.startsWith(`${stagePrefix}/`);
@@ -143,7 +151,13 @@ export async function handleRequest(
   }
   try {
     const { result, instance } = await functions.invoke(match.route, event);
-    options.onInvoked?.({ operationId: match.route.operationId, instance, statusCode: result?.statusCode });
+    options.onInvoked?.({
+      operationId: match.route.operationId,
+      instance,
+      statusCode: result?.statusCode,
+      requestId,
+      customerId: auth.context.customerId,
+    });
     if (!result || typeof result.statusCode !== 'number') throw new Error('the function returned no proxy result');
     writeResult(res, result, requestId);
   } catch (error) {
@@ -156,7 +170,7 @@ export async function handleRequest(
 export async function startGateway(port: number, options: GatewayOptions = {}, host = '127.0.0.1'): Promise<Gateway> {
   const functions = (options.instances ?? 1) > 1 ? workerInstances(options.instances ?? 1) : inProcess;
   if (options.preload) await functions.preload();
-  const server = createServer({ requireHostHeader: false }, (req, res) => {
+  const server = createServer({ requireHostHeader: false, maxHeaderSize: NODE_MAX_HEADER_SIZE }, (req, res) => {
     const requestId = randomUUID();
     rememberRequest(req, requestId);
     handleRequest(req, res, requestId, options, functions).catch((error) => {
@@ -172,7 +186,7 @@ export async function startGateway(port: number, options: GatewayOptions = {}, h
       else res.destroy();
     });
   });
-  server.on('clientError', answerClientError);
+  answerConnectionEdges(server);
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

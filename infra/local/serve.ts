@@ -1,22 +1,42 @@
 /**
  * One environment's local gateway, run as its own process so that, as on Lambda, each environment has its own
- * configuration (STAGE, table names) in process.env. Started by infra/local/start.ts; tells it when it listens.
+ * configuration (STAGE, table names) in process.env. Started by infra/local/start.ts; tells it when it listens, and
+ * stops when told to or when start.ts goes away (the IPC channel closes). Writes the line per request.
  */
 import { localConfig } from '../../lib/config.js';
 import { gatewayLog } from '../../lib/log.js';
 import { docsRoutes } from './docs.js';
 import { startGateway } from './gateway.js';
+import { logRequests } from './request-line.js';
 
 try {
-  const { PORT: port, HOST: host, LAMBDA_INSTANCES: instances } = localConfig();
-  const gateway = await startGateway(port, { extraRoutes: docsRoutes(), instances, preload: true }, host);
+  const { PORT: port, HOST: host, LAMBDA_INSTANCES: instances, REQUEST_LOG: requestLog } = localConfig();
+  const customers = new Map<string, string | undefined>();
+  const gateway = await startGateway(
+    port,
+    {
+      extraRoutes: docsRoutes(),
+      instances,
+      preload: true,
+      onInvoked: ({ requestId, customerId }) => customers.set(requestId, customerId),
+    },
+    host,
+  );
+  logRequests(gateway.server, requestLog ?? (process.stdout.isTTY ? 'text' : 'json'), (requestId) => {
+    const customer = customers.get(requestId);
+    customers.delete(requestId);
+    return customer;
+  });
   process.send?.({ ready: true, url: gateway.url });
   const stop = () => gateway.close().then(() => process.exit(0));
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+  process.on('SIGHUP', stop);
   process.on('disconnect', stop);
 } catch (error) {
-  gatewayLog.error('gateway failed to start', { error });
-  process.send?.({ ready: false, message: error instanceof Error ? error.message : String(error) });
+  const inUse = error instanceof Error && 'code' in error && error.code === 'EADDRINUSE';
+  // A port in use is the user's to fix, and one line says so (start.ts prints it); anything else is logged whole.
+  if (!inUse) gatewayLog.error('gateway failed to start', { error });
+  process.send?.({ ready: false, message: inUse ? 'port in use' : error instanceof Error ? error.message : String(error) });
   process.exit(1);
 }

@@ -18,12 +18,21 @@ export interface GatewayResponseSpec {
   headers?: Record<string, string>;
 }
 
-/** The authorizer failed rather than refused: 503 with Retry-After, as for an unreachable DynamoDB behind an operation. */
-const AUTHORIZER_UNAVAILABLE = {
+/**
+ * The authorizer, or an operation's function, failed rather than answered: 503 with Retry-After, as for an unreachable
+ * DynamoDB behind an operation.
+ */
+const UNAVAILABLE = {
   status: 503,
   code: 'SERVICE_UNAVAILABLE',
   message: 'The service is temporarily unavailable; retry after the time in Retry-After',
   headers: { 'Retry-After': UNAVAILABLE_RETRY_AFTER },
+} as const satisfies GatewayResponseSpec;
+
+const INTERNAL_ERROR = {
+  status: 500,
+  code: 'INTERNAL_ERROR',
+  message: 'Something went wrong on our side; quote the X-Request-Id header if it persists',
 } as const satisfies GatewayResponseSpec;
 
 const BODY_TOO_LARGE = {
@@ -63,9 +72,9 @@ export const GATEWAY_RESPONSES = {
    * Retryable, unlike a refused key. API Gateway answers all of these with AUTHORIZER_CONFIGURATION_ERROR (a 500 by
    * default); infra/local/authorizer.ts cites what AWS documents and models it.
    */
-  AUTHORIZER_CONFIGURATION_ERROR: AUTHORIZER_UNAVAILABLE,
+  AUTHORIZER_CONFIGURATION_ERROR: UNAVAILABLE,
   /** AWS documents this type for an authorizer that "failed to authenticate the caller"; mapped the same in case. */
-  AUTHORIZER_FAILURE: AUTHORIZER_UNAVAILABLE,
+  AUTHORIZER_FAILURE: UNAVAILABLE,
   /**
    * The web ACL's body-size rule, the only WAF rule that blocks without a custom response of its own
    * (infra/constructs/web-acl.ts): a body over 16 KiB, refused before it reaches a function.
@@ -83,19 +92,54 @@ export const GATEWAY_RESPONSES = {
     message: 'The service is receiving too many requests overall; retry after the time in Retry-After',
     headers: { 'Retry-After': '1' },
   },
+  /** API Gateway could not invoke a function or use its answer (504 by default): retryable, as a function's timeout is. */
+  INTEGRATION_FAILURE: UNAVAILABLE,
+  /** API Gateway's 29 s integration limit, far above every function's timeout (15 s at most): a safety net. */
+  INTEGRATION_TIMEOUT: UNAVAILABLE,
+  /** A fault of the API's own configuration (an integration that cannot be reached, say): a bug on our side. */
+  API_CONFIGURATION_ERROR: INTERNAL_ERROR,
+  /**
+   * The fallbacks. Deployed without a status of their own (infra/constructs/gateway-responses.ts): "Changing the status
+   * code of this fallback gateway response changes the status codes of all other 4XX responses to the new value"
+   * (API Gateway Developer Guide, "Gateway response types"), and so for 5XX. Every type that can occur in this API is
+   * customised above; UNCUSTOMISED_RESPONSE_TYPES says why each of the others cannot occur. The local gateway
+   * answers with these itself: a malformed request (400) and a failure of its own or of a function's module (500).
+   */
   DEFAULT_4XX: {
     status: 400,
     code: 'VALIDATION_FAILED',
     message: 'The request could not be accepted; check the method, headers and body',
   },
-  DEFAULT_5XX: {
-    status: 500,
-    code: 'INTERNAL_ERROR',
-    message: 'Something went wrong on our side; quote the X-Request-Id header if it persists',
-  },
+  DEFAULT_5XX: INTERNAL_ERROR,
 } as const satisfies Record<string, GatewayResponseSpec>;
 
 export type GatewayResponseType = keyof typeof GATEWAY_RESPONSES;
+
+/** The customised response types that answer with `status`, the fallbacks left out (they keep API Gateway's status). */
+export function gatewayResponseTypesOf(status: number): string[] {
+  return Object.entries(GATEWAY_RESPONSES)
+    .filter(([type, spec]) => spec.status === status && !FALLBACK_RESPONSE_TYPES.has(type))
+    .map(([type]) => type);
+}
+
+/** The response types whose status the fallbacks would take, were they given one: they keep API Gateway's own. */
+export const FALLBACK_RESPONSE_TYPES: ReadonlySet<string> = new Set(['DEFAULT_4XX', 'DEFAULT_5XX']);
+
+/**
+ * The gateway response types API Gateway documents that are not customised, each with why it cannot occur in this
+ * API (a test holds the templates to each reason). Should one become possible, it would get the DEFAULT_4XX body
+ * with API Gateway's own status, which the body's `status` would contradict: customise it then.
+ * @internal read by the template tests
+ */
+export const UNCUSTOMISED_RESPONSE_TYPES = {
+  BAD_REQUEST_PARAMETERS: 'no method has a request validator: the functions validate',
+  BAD_REQUEST_BODY: 'no method has a request validator: the functions validate',
+  EXPIRED_TOKEN: 'no method uses IAM (SigV4) authorization: every method uses the Lambda authorizer',
+  INVALID_SIGNATURE: 'no method uses IAM (SigV4) authorization: every method uses the Lambda authorizer',
+  INVALID_API_KEY: 'no method requires an API Gateway API key',
+  QUOTA_EXCEEDED: 'no method requires an API Gateway API key, so no usage plan quota applies',
+  UNSUPPORTED_MEDIA_TYPE: 'every integration is a Lambda proxy integration, which passes every media type through',
+} as const satisfies Record<string, string>;
 
 /** The window of the web ACL's rate rule: it counts each address's requests over the trailing 5 minutes. */
 export const WAF_RATE_WINDOW_SECONDS = 300;

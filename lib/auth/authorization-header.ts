@@ -1,8 +1,8 @@
 /**
- * Every Authorization value of a request, whatever the letter case of the names. API Gateway keeps only the last
- * value of a repeated header in `headers` and all of them in `multiValueHeaders`; a proxy in front may pick the
- * first, so a request that carries more than one is refused (by the authorizer, and again by the operation in case
- * API Gateway reuses a decision it cached for one of the values).
+ * The Authorization header: every value of a request, whatever the letter case of the names, and the key a value
+ * holds. API Gateway keeps only the last value of a repeated header in `headers` and all of them in
+ * `multiValueHeaders`; a proxy in front may pick the first, so a request that carries more than one is refused (by
+ * the authorizer, and again by the operation in case API Gateway reuses a decision it cached for one of the values).
  */
 export const REPEATED_AUTHORIZATION_MESSAGE =
   'More than one Authorization header was sent: send exactly one, Authorization: Bearer <API key>';
@@ -15,4 +15,26 @@ export function authorizationValues(headers: HeaderMap, multiValueHeaders: Multi
   const multi = Object.entries(multiValueHeaders ?? {}).flatMap(([name, values]) => (named(name) ? (values ?? []) : []));
   if (multi.length) return multi;
   return Object.entries(headers ?? {}).flatMap(([name, value]) => (named(name) && value !== undefined ? [value] : []));
+}
+
+export type BearerProblem = 'missing' | 'scheme' | 'separator' | 'extra-text';
+
+/** White space around a field value is not part of it (RFC 9110, 5.5: OWS is SP and HTAB, nothing else). */
+const AROUND = /^[ \t]+|[ \t]+$/g;
+
+/**
+ * The key of an Authorization value, read as RFC 6750, 2.1 writes it: `"Bearer" 1*SP b64token`. Only spaces
+ * (U+0020) separate the scheme from the key: a tab, a no-break space or any other white space there is refused, as
+ * is anything after the key. The key itself is checked by the caller ('' when Bearer came alone).
+ */
+export function bearerKey(value: string | undefined): { key: string } | { problem: BearerProblem } {
+  const field = (value ?? '').replace(AROUND, '');
+  if (!field) return { problem: 'missing' };
+  // The scheme is case-insensitive (RFC 9110, 11.1).
+  if (field.slice(0, 6).toLowerCase() !== 'bearer') return { problem: 'scheme' };
+  const after = field.slice(6);
+  if (after === '') return { key: '' };
+  if (!after.startsWith(' ')) return /^\s/u.test(after) ? { problem: 'separator' } : { problem: 'scheme' };
+  const key = after.replace(/^ +/, '');
+  return /[\s,]/u.test(key) ? { problem: 'extra-text' } : { key };
 }

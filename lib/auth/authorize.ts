@@ -6,7 +6,7 @@
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { nowMs } from '../clock.js';
 import type { Stage } from '../stacks.js';
-import { REPEATED_AUTHORIZATION_MESSAGE } from './authorization-header.js';
+import { bearerKey, REPEATED_AUTHORIZATION_MESSAGE } from './authorization-header.js';
 import type { AuthContext } from './context.js';
 import { hasExpired } from './key-status.js';
 import { checkKey, KEY_PREFIX } from './keys.js';
@@ -17,6 +17,7 @@ export type Refusal =
   | 'missing'
   | 'repeated'
   | 'scheme'
+  | 'separator'
   | 'extra-text'
   | 'malformed'
   | 'checksum'
@@ -32,6 +33,8 @@ const MESSAGES: Record<Refusal, (stage: Stage, detail?: string) => string> = {
   missing: () => 'The Authorization header is missing: send Authorization: Bearer <API key>',
   repeated: () => REPEATED_AUTHORIZATION_MESSAGE,
   scheme: () => 'The Authorization header must use the Bearer scheme: Authorization: Bearer <API key>',
+  separator: () =>
+    'The Authorization header must separate Bearer from the API key with spaces (U+0020) only, not tabs or other white space: Authorization: Bearer <API key>',
   'extra-text': () =>
     'The Authorization header must hold exactly one API key after Bearer, and nothing else: Authorization: Bearer <API key>',
   malformed: (stage) => `The API key is malformed: a ${stage} key is ${KEY_PREFIX[stage]} followed by 36 letters and digits`,
@@ -56,11 +59,10 @@ export function refuse(refusal: Refusal, stage: Stage, detail?: string): Decisio
  * expires (or an account suspended) while its Allow is cached is refused at most that TTL late.
  */
 export async function decide(authorization: string | undefined, stage: Stage, store: AuthReader, now = nowMs()): Promise<Decision> {
-  if (!authorization?.trim()) return refuse('missing', stage);
   // The scheme, then the credentials: one key, nothing after it (a second value joined into the header included).
-  const [scheme = '', key = '', ...extra] = authorization.trim().split(/\s+/);
-  if (scheme.toLowerCase() !== 'bearer') return refuse('scheme', stage);
-  if (extra.length > 0) return refuse('extra-text', stage);
+  const bearer = bearerKey(authorization);
+  if ('problem' in bearer) return refuse(bearer.problem, stage);
+  const { key } = bearer;
   const check = checkKey(key);
   if (!check.ok) return refuse(check.reason === 'checksum' ? 'checksum' : 'malformed', stage);
   if (check.stage !== stage) return refuse('other-environment', stage);

@@ -1,6 +1,6 @@
 /** NewCategory and Category as the interface defines them (docs/api.md, "Categories"); request and response types are inferred from these. */
 import * as v from 'valibot';
-import { CONTROL, codePointName, INVISIBLE } from '../unicode/hidden.js';
+import { CONTROL, codePointName, hiddenCharacter, INVISIBLE } from '../unicode/hidden.js';
 
 export const NAME_MAX = 100;
 export const DESCRIPTION_MAX = 500;
@@ -31,7 +31,7 @@ export const CategoryNameSchema = v.pipe(
   // Read by the OpenAPI document only: JSON Schema cannot say "after trimming", nor count code points.
   v.metadata({ minLength: 1, maxLength: NAME_MAX }),
   v.description(
-    `Trimmed of white space at either end (Unicode White_Space but U+0085) and NFC-normalised, then 1 to ${NAME_MAX} characters (Unicode code points), with no control characters and no invisible ones (format characters such as zero-width spaces and bidirectional controls, other default-ignorable characters, line and paragraph separators). Unique per environment, compared after NFKC normalisation and full case folding (NFKC_Casefold): "Straße" and "STRASSE", or "ﬁsh" and "fish", are one name.`,
+    `Trimmed of white space at either end (Unicode White_Space but U+0085) and NFC-normalised, then 1 to ${NAME_MAX} characters (Unicode code points), with no control characters and no invisible ones (format characters such as zero-width spaces and bidirectional controls, other default-ignorable characters such as the Hangul fillers, line and paragraph separators, the Braille blank U+2800), and not combining marks alone. Unique per environment, compared after NFKC normalisation and full case folding (NFKC_Casefold): "Straße" and "STRASSE", or "ﬁsh" and "fish", are one name.`,
   ),
   v.examples(['Dog']),
   v.transform(trimWhiteSpace),
@@ -43,6 +43,11 @@ export const CategoryNameSchema = v.pipe(
     (s) => !INVISIBLE.test(s),
     (issue) =>
       `"name" must not contain invisible characters such as zero-width spaces or bidirectional controls (found ${codePointName(INVISIBLE.exec(String(issue.input))?.[0] ?? '')})`,
+  ),
+  v.check(
+    (s) => hiddenCharacter(s)?.kind !== 'marks-only',
+    (issue) =>
+      `"name" must show something: it holds only combining marks, which display as blank (found ${hiddenCharacter(String(issue.input))?.name ?? ''})`,
   ),
 );
 

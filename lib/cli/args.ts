@@ -68,6 +68,9 @@ function parseText(value: string | undefined, flag: string, max: number): string
   if (length > max) throw new UsageError(`${flag} must be at most ${max} characters, got ${length}`);
   const hidden = hiddenCharacter(value);
   if (hidden?.kind === 'control') throw new UsageError(`${flag} must not contain control characters (found ${hidden.name})`);
+  if (hidden?.kind === 'marks-only') {
+    throw new UsageError(`${flag} must show something: it holds only combining marks, which display as blank (found ${hidden.name})`);
+  }
   if (hidden) {
     throw new UsageError(
       `${flag} must not contain invisible characters such as zero-width spaces or bidirectional controls (found ${hidden.name})`,

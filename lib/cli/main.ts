@@ -40,7 +40,7 @@ async function run(argv: readonly string[]): Promise<Output & { wrote?: string }
   } catch (error) {
     if (error instanceof CustomerNotFound || error instanceof KeyNotFound) throw new UsageError(`${error.message} in ${stage}`);
     if (isDynamoUnavailable(error)) {
-      throw new Error(`cannot reach ${target.where}${aws ? '' : ': is `npm start` running?'}`);
+      throw new Error(`cannot reach ${target.where}${target.unreachableHint ? `: ${target.unreachableHint}` : ''}`);
     }
     throw error;
   } finally {

@@ -1,6 +1,6 @@
 /**
  * Where the admin CLI writes, and as whom: the local DynamoDB (DYNAMODB_ENDPOINT, or DynamoDB Local on
- * DYNAMODB_PORT) with the local table names, as the OS user; or with --aws a deployed stack, whose table names come
+ * DYNAMODB_PORT, else the running `npm start`'s) with the local table names, as the OS user; or with --aws a deployed stack, whose table names come
  * from its CloudFormation outputs, as the caller's AWS identity (STS GetCallerIdentity). The actor is what the
  * audit trail records for every change. Also what the stage admits for one customer: its throttle, from cdk.json
  * locally and from the stack's output with --aws. A stage that cdk.json pins to an account or region is only
@@ -16,12 +16,15 @@ import { localTableNames, type TableId, type TableSpec } from '../dynamo/tables.
 import { STACK_NAMES, type Stage, TABLE_OUTPUT_KEYS, THROTTLE_RATE_OUTPUT } from '../stacks.js';
 import { UsageError } from './args.js';
 import { CDK_JSON, cdkJsonStage } from './cdk-json.js';
+import { readRunningStart, runningStartFile } from './running-start.js';
 
 export interface Target {
   client: DynamoDBClient;
   tables: Record<TableSpec['envVar'], string>;
   /** Names the target in the message when it cannot be reached. */
   where: string;
+  /** Locally: how to point the CLI at a running `npm start`, said when the target cannot be reached. */
+  unreachableHint?: string;
   /** Who the changes are recorded as made by. */
   actor: string;
   /** The stage throttle in requests per second and where that figure comes from, or why it is not known. */
@@ -54,11 +57,20 @@ async function awsIdentity(): Promise<{ arn: string; account: string }> {
 export async function resolveTarget(stage: Stage, aws: boolean, cdkJson: URL = CDK_JSON): Promise<Target> {
   if (!aws) {
     // Read only now, after the arguments are checked: a bad variable must not hide a usage error.
-    const { dynamoEndpoint, tablePrefix } = adminCliConfig();
+    const local = adminCliConfig();
+    // A running `npm start` says where its DynamoDB is, unless a variable names one.
+    const running = local.endpointFrom === 'default' ? readRunningStart(local.dataDir) : undefined;
+    const dynamoEndpoint = running?.dynamoEndpoint ?? local.dynamoEndpoint;
     return {
       client: createDynamoClient(dynamoEndpoint),
-      tables: localTableNames(stage, tablePrefix),
-      where: `local DynamoDB at ${dynamoEndpoint}`,
+      tables: localTableNames(stage, local.tablePrefix),
+      where: running
+        ? `local DynamoDB at ${dynamoEndpoint} (npm start's, from ${runningStartFile(local.dataDir)})`
+        : `local DynamoDB at ${dynamoEndpoint} (${local.endpointFrom === 'default' ? 'the default' : `from ${local.endpointFrom}`})`,
+      unreachableHint:
+        local.endpointFrom === 'default' && !running
+          ? `no npm start runs with DATA_DIR ${local.dataDir}: start it, or set DATA_DIR to the one it runs with, or DYNAMODB_ENDPOINT / DYNAMODB_PORT to its DynamoDB`
+          : 'is `npm start` running? Set DYNAMODB_ENDPOINT or DYNAMODB_PORT to the DynamoDB it runs with, or leave both unset and set DATA_DIR to find it',
       actor: osUser(),
       throttle: { rateLimit: cdkJsonStage(stage, cdkJson).throttleRateLimit, source: `cdk.json petstore.${stage}.throttleRateLimit` },
     };

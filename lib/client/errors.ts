@@ -65,15 +65,21 @@ export class PetStoreQuotaError extends PetStoreError {
   }
 }
 
-/** No answer: the connection failed or was cut, or the attempt ran past its timeout. */
+/**
+ * No answer: the connection failed or was cut, or the attempt ran past its timeout. The message names the URL and
+ * the cause ("No answer from GET http://localhost:3000/v1/categories: connect ECONNREFUSED 127.0.0.1:3000").
+ */
 export class PetStoreNetworkError extends Error {
   readonly timedOut: boolean;
+  /** The system's code for the failure where there is one (ECONNREFUSED, ENOTFOUND, ECONNRESET…). */
+  readonly code?: string;
   attempts = 1;
 
-  constructor(message: string, options: { cause?: unknown; timedOut?: boolean } = {}) {
+  constructor(message: string, options: { cause?: unknown; timedOut?: boolean; code?: string } = {}) {
     super(message, { cause: options.cause });
     this.name = 'PetStoreNetworkError';
     this.timedOut = options.timedOut ?? false;
+    this.code = options.code;
   }
 }
 

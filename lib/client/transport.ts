@@ -25,14 +25,31 @@ export interface Answer {
   body: unknown;
 }
 
+/**
+ * What went wrong under fetch's own "fetch failed": the innermost cause's message (Node's "connect ECONNREFUSED
+ * 127.0.0.1:3000"), with its code where the message does not already hold it.
+ */
+function networkCause(error: unknown): { text: string; code?: string } {
+  let inner: unknown = error;
+  let code: string | undefined;
+  for (let depth = 0; depth < 5 && inner instanceof Error; depth++) {
+    if ('code' in inner && typeof inner.code === 'string') code = inner.code;
+    if (!(inner.cause instanceof Error)) break;
+    inner = inner.cause;
+  }
+  const message = inner instanceof Error ? inner.message : String(inner);
+  return { text: code && !message.includes(code) ? `${code}: ${message}` : message, code };
+}
+
 /** Sends the request once; no answer within the attempt's timeout, or none at all, is a PetStoreNetworkError. */
 export async function attempt(settings: Settings, request: Request, signal?: AbortSignal): Promise<Answer> {
+  const url = `${settings.baseUrl}${request.path}`;
   const timeout = new AbortController();
   const timer = setTimeout(() => timeout.abort(), settings.attemptTimeoutMs);
   const onAbort = () => timeout.abort();
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    const response = await settings.fetch(`${settings.baseUrl}${request.path}`, {
+    const response = await settings.fetch(url, {
       method: request.method,
       headers: { Accept: 'application/json', Authorization: `Bearer ${settings.apiKey}`, ...request.headers },
       body: request.body,
@@ -49,12 +66,13 @@ export async function attempt(settings: Settings, request: Request, signal?: Abo
   } catch (error) {
     if (signal?.aborted) throw signal.reason;
     if (timeout.signal.aborted) {
-      throw new PetStoreNetworkError(`No answer within ${settings.attemptTimeoutMs} ms from ${request.method} ${request.path}`, {
+      throw new PetStoreNetworkError(`No answer within ${settings.attemptTimeoutMs} ms from ${request.method} ${url}`, {
         cause: error,
         timedOut: true,
       });
     }
-    throw new PetStoreNetworkError(`No answer from ${request.method} ${request.path}: ${String(error)}`, { cause: error });
+    const cause = networkCause(error);
+    throw new PetStoreNetworkError(`No answer from ${request.method} ${url}: ${cause.text}`, { cause: error, code: cause.code });
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener('abort', onAbort);

@@ -4,6 +4,8 @@
  * the functions check. `npm run openapi` writes it to openapi.json; the local gateway serves it at
  * /v1/openapi.json with its environment's deprecation dates.
  */
+
+import { gatewayResponseTypesOf } from '../api-gateway/gateway-responses.js';
 import { type DeprecationOverrides, deprecationDates } from '../deprecation.js';
 import { ERROR_STATUS } from '../http/error-codes.js';
 import { MAX_BODY_BYTES } from '../http/json-body.js';
@@ -83,7 +85,9 @@ function operationObject(route: Route, overrides: DeprecationOverrides): Json {
     }
     const gateway = GATEWAY_STATUSES.has(status);
     responses[status] = errorResponse(status, codes, answerHeaderNames(route, status, codes), {
-      note: gateway ? GATEWAY_ANSWER_DOCS[status]?.description : undefined,
+      note: gateway
+        ? [GATEWAY_ANSWER_DOCS[status]?.description, gatewayTypesNote(status)].filter(Boolean).join(' ') || undefined
+        : undefined,
       notAlways: gateway ? routeOwnHeaderNames(route) : [],
     });
   }
@@ -127,6 +131,12 @@ function operationObject(route: Route, overrides: DeprecationOverrides): Json {
   };
 }
 
+/** Which of API Gateway's response types answer with `status` once deployed (lib/http/gateway-responses.ts). */
+function gatewayTypesNote(status: number): string | undefined {
+  const types = gatewayResponseTypesOf(status);
+  return types.length ? `Deployed, API Gateway answers with it for ${types.map((type) => `\`${type}\``).join(', ')}.` : undefined;
+}
+
 /** The gateway's answers for the whole API, by status: their components' names. */
 const GATEWAY_ANSWERS: Record<number, string> = {
   400: 'MalformedRequest',
@@ -157,7 +167,7 @@ function gatewayResponses(paths: Record<string, Record<string, Json>>): Record<s
     if (!used.has(name)) continue;
     const headers = status === 401 ? [...GATEWAY_HEADERS, 'WWW-Authenticate'] : GATEWAY_HEADERS;
     const codes = GATEWAY_CODES.filter((code) => ERROR_STATUS[code] === status);
-    components[name] = errorResponse(status, codes, headers, { own: GATEWAY_ANSWER_DOCS[status] });
+    components[name] = errorResponse(status, codes, headers, { own: GATEWAY_ANSWER_DOCS[status], note: gatewayTypesNote(status) });
   }
   return components;
 }

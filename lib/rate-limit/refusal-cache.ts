@@ -12,7 +12,9 @@
  *   is under way wait for its answer instead of answering from memory. A check that finds no ban forgets it, whatever
  *   else it finds. So after an unban, no request that reaches an instance later than BAN_RECHECK_MS after the unban
  *   is answered with the ban (the instance's clock against the unban's).
- * - Every refusal counts toward the ban, in batches per customer (refusal-batch.ts).
+ * - Every refusal counts toward the ban, in batches per customer (refusal-batch.ts), and is answered as the refusal it
+ *   is, the one whose count starts a ban included: the ban answers the requests after it. So the refusals a client
+ *   is told of (RATE_LIMIT_EXCEEDED) are the ones counted, for the ban and in the usage history's "refused".
  */
 import { nowMs as clockNow } from '../clock.js';
 import type { Limits } from '../plans.js';
@@ -162,8 +164,8 @@ export function refusalCache(store: CounterStore, options: RefusalCacheOptions =
     const until = (blocking(admission.windows) ?? admission.windows.minute).reset;
     // A refusal sent before a ban was learned, answered after, leaves the ban remembered (a check forgets it first).
     if (entry.refusal?.reason !== 'banned') entry.refusal = { reason: 'limit', until, windows: admission.windows };
-    const banUntil = await entry.batch.add(nowMs);
-    return banUntil ? { admitted: false, reason: 'banned', banUntil, windows: admission.windows } : admission;
+    await entry.batch.add(nowMs);
+    return admission;
   }
 
   async function consume(customerId: string, limits: Limits, nowMs: number, options?: ConsumeOptions): Promise<Admission> {
@@ -181,8 +183,8 @@ export function refusalCache(store: CounterStore, options: RefusalCacheOptions =
     const refusal = entry && active(entry, now);
     if (entry && refusal?.reason === 'limit') {
       const windows = movedOnViews(refusal.windows, limits, now);
-      const banUntil = await entry.batch.add(nowMs);
-      return banUntil ? { admitted: false, reason: 'banned', banUntil, windows } : { admitted: false, reason: 'limit', windows };
+      await entry.batch.add(nowMs);
+      return { admitted: false, reason: 'limit', windows };
     }
     return decide(customerId, limits, nowMs, await store.consume(customerId, limits, nowMs, options));
   }

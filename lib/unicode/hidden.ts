@@ -1,28 +1,38 @@
 /**
- * Characters a reader cannot see as what they are: control characters, and invisible ones. A category's name
- * refuses them (categories/schema.ts), so do the admin CLI's key labels and reasons (cli/args.ts), and the CLI never
- * prints one it was given raw (`quoted`): an ESC would drive the operator's terminal, a bidirectional control would
- * reverse what follows it.
+ * Characters a reader cannot see as what they are: control characters, invisible ones, and combining marks with
+ * nothing to stand on. A category's name refuses them (categories/schema.ts), so do the admin CLI's key labels and
+ * reasons (cli/args.ts), and the CLI never prints one it was given raw (`quoted`): an ESC would drive the operator's
+ * terminal, a bidirectional control would reverse what follows it.
  */
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the rule is exactly "no control characters"
 export const CONTROL = /[\u0000-\u001f\u007f-\u009f]/u;
 /**
  * What a reader cannot see: format characters (Cf: zero-width spaces and joiners, bidirectional controls, the BOM),
- * the rest of Default_Ignorable_Code_Point (variation selectors, Hangul fillers, …) and the line and paragraph
- * separators. A text holding one would look like another, or display reversed.
+ * the rest of Default_Ignorable_Code_Point (variation selectors, the Hangul fillers U+115F, U+1160, U+3164 and
+ * U+FFA0, …), the line and paragraph separators, and U+2800 (Braille blank), a pattern with no dots that displays as
+ * a blank. A text holding one would look like another, or display reversed.
  */
-export const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}\p{Zl}\p{Zp}]/u;
+export const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}\p{Zl}\p{Zp}\u2800]/u;
+
+const MARK = /\p{M}/u;
+const MARKS_AND_SPACES = /^[\p{M}\p{White_Space}]+$/u;
 
 /** `U+202E`: a character named by its code point, as the messages that refuse one show it. */
 export const codePointName = (ch: string) => `U+${(ch.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
 
-/** The first control or invisible character of `s`, named, or undefined when it has none. */
-export function hiddenCharacter(s: string): { kind: 'control' | 'invisible'; name: string } | undefined {
+/**
+ * What keeps `s` from showing as what it is, named: its first control or invisible character, or, for a text of
+ * combining marks alone (white space at most between them), which has nothing to stand on and shows blank, its first
+ * mark. Undefined when there is none.
+ */
+export function hiddenCharacter(s: string): { kind: 'control' | 'invisible' | 'marks-only'; name: string } | undefined {
   const control = CONTROL.exec(s)?.[0];
   if (control !== undefined) return { kind: 'control', name: codePointName(control) };
   const invisible = INVISIBLE.exec(s)?.[0];
-  return invisible === undefined ? undefined : { kind: 'invisible', name: codePointName(invisible) };
+  if (invisible !== undefined) return { kind: 'invisible', name: codePointName(invisible) };
+  const mark = MARKS_AND_SPACES.test(s) ? MARK.exec(s)?.[0] : undefined;
+  return mark === undefined ? undefined : { kind: 'marks-only', name: codePointName(mark) };
 }
 
 const HIDDEN = new RegExp(`${CONTROL.source}|${INVISIBLE.source}`, 'gu');

@@ -40,6 +40,11 @@ describe('authorizer: Allow', () => {
     expect(effect(await authorize(`BEARER ${customer.apiKey}`))).toBe('Allow');
   });
 
+  it('takes one or more spaces after Bearer (RFC 6750: "Bearer" 1*SP b64token), and white space around the value', async () => {
+    expect(effect(await authorize(`Bearer   ${customer.apiKey}`))).toBe('Allow');
+    expect(effect(await authorize(` \tBearer ${customer.apiKey}\t `))).toBe('Allow');
+  });
+
   it('passes Enterprise customers their own numbers', async () => {
     const enterprise = await makeCustomer('enterprise', { perMinute: 5_000, perDay: 2_000_000 });
     expect((await authorize(enterprise.authorization)).context).toMatchObject({ plan: 'enterprise', perMinute: 5_000, perDay: 2_000_000 });
@@ -56,6 +61,12 @@ describe('authorizer: Deny, with a reason the caller can act on', () => {
     ['a key with more text after it', `Bearer ${generateKey('production')} extra`, 'extra-text', /exactly one API key after Bearer/],
     ['two values in one header', 'Bearer k, Bearer k', 'extra-text', /exactly one API key after Bearer/],
     ['another scheme with two words', 'Basic a b', 'scheme', /Bearer scheme/],
+    ['a tab after Bearer', `Bearer\t${generateKey('production')}`, 'separator', /spaces \(U\+0020\) only/],
+    ['a no-break space after Bearer', `Bearer\u00a0${generateKey('production')}`, 'separator', /spaces \(U\+0020\) only/],
+    ['an ideographic space after Bearer', `Bearer\u3000${generateKey('production')}`, 'separator', /spaces \(U\+0020\) only/],
+    ['a space and a tab after Bearer', `Bearer \t${generateKey('production')}`, 'extra-text', /exactly one API key/],
+    ['a no-break space after the key', `Bearer ${generateKey('production')}\u00a0`, 'extra-text', /exactly one API key/],
+    ['Bearer run into the key', `Bearer${generateKey('production')}`, 'scheme', /Bearer scheme/],
     ['a malformed key', 'Bearer not-a-key', 'malformed', /malformed/],
     ['a key with a broken checksum', `Bearer ${generateKey('production').slice(0, -1)}0`, 'checksum', /checksum/],
     ['a staging key on production', `Bearer ${generateKey('staging')}`, 'other-environment', /other environment/],

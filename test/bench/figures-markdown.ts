@@ -1,7 +1,7 @@
 /**
  * The bench's figures as a Markdown page (docs/performance-figures.md): every table the run prints, in the order it
- * printed them, under a header that says when, how (full or --quick) and on what the run was made. The page is
- * written by the run and never by hand; docs/performance.md explains what each table measures.
+ * printed them, under a header that says when and on what the full run was made (a --quick run writes no page).
+ * The page is written by the run and never by hand; docs/performance.md explains what each table measures.
  */
 
 export interface FiguresSection {
@@ -10,7 +10,6 @@ export interface FiguresSection {
 }
 
 export interface FiguresRun {
-  quick: boolean;
   date: Date;
   node: string;
   cpus: number;
@@ -52,9 +51,7 @@ export function markdownTable(rows: readonly Record<string, unknown>[]): string 
 }
 
 export function figuresMarkdown(run: FiguresRun): string {
-  const kind = run.quick
-    ? '`npm run bench -- --quick`: a smoke run with few samples and 5 s of load per server. Its figures show the shape, not numbers to quote; a full `npm run bench` replaces them.'
-    : '`npm run bench`: a full run.';
+  const kind = '`npm run bench`: a full run.';
   return [
     '# Performance figures',
     '',

@@ -3,6 +3,7 @@
  * NFKC_Casefold and stored as sent (trimmed of Unicode white space, NFC); invisible characters are refused naming the
  * field, the byte order mark at either end too.
  */
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { handler as create } from '../../functions/create-category.js';
 import { handler as list } from '../../functions/list-categories.js';
@@ -83,6 +84,11 @@ describe('createCategory: invisible characters', () => {
     ['a soft hyphen', 'Hams\u00adter', 'U+00AD'],
     ['a variation selector', 'Heart\ufe0f', 'U+FE0F'],
     ['a Hangul filler', '\u3164', 'U+3164'],
+    ['the Hangul choseong filler', '\u115f', 'U+115F'],
+    ['the Hangul jungseong filler inside a name', 'Ha\u1160ngul', 'U+1160'],
+    ['the halfwidth Hangul filler', '\uffa0', 'U+FFA0'],
+    ['the Braille blank alone', '\u2800', 'U+2800'],
+    ['the Braille blank inside a name', 'Dog\u2800Cat', 'U+2800'],
     ['a line separator', 'Two\u2028Lines', 'U+2028'],
     ['a tag character', 'Flag\u{e0067}', 'U+E0067'],
   ])('refuses %s with 400 VALIDATION_FAILED naming the field and the character', async (_what, name, codePoint) => {
@@ -95,6 +101,28 @@ describe('createCategory: invisible characters', () => {
       message: `"name" must not contain invisible characters such as zero-width spaces or bidirectional controls (found ${codePoint})`,
     });
     expect(await listAll()).toEqual(before);
+  });
+
+  it.each([
+    ['one combining mark', '\u0301', 'U+0301'],
+    ['several combining marks', '\u0308\u0301\u20dd', 'U+0308'],
+    ['combining marks between spaces', ' \u0301 \u0302 ', 'U+0301'],
+  ])('refuses a name of %s with 400 VALIDATION_FAILED naming the first mark: it shows nothing', async (_what, name, codePoint) => {
+    const before = await listAll();
+    const answer = await post(name);
+    expect(answer.status).toBe(400);
+    expect(answer.body).toEqual({
+      code: 'VALIDATION_FAILED',
+      status: 400,
+      message: `"name" must show something: it holds only combining marks, which display as blank (found ${codePoint})`,
+    });
+    expect(await listAll()).toEqual(before);
+  });
+
+  it('takes combining marks on a base character, even one at the start of a name', async () => {
+    for (const name of [`Cafe\u0301 ${randomUUID().slice(0, 6)}`, `\u0301Accent ${randomUUID().slice(0, 6)}`]) {
+      expect((await post(name)).status, JSON.stringify(name)).toBe(201);
+    }
   });
 
   it('refuses U+0085 at either end as a control character: Unicode White_Space, but not trimmed', async () => {

@@ -104,6 +104,14 @@ describe('petstore CLI: text a reader cannot see as what it is', () => {
     [['customers', 'suspend', 'argco', '--reason', 'bell\u0007'], /--reason must not contain control characters \(found U\+0007\)/],
     [['customers', 'suspend', 'argco', '--reason', 'r'.repeat(501)], /--reason must be at most 500 characters, got 501/],
     [['categories', 'delete', '--created-by', 'argco', '--reason', '\u200f'], /--reason must not contain invisible characters/],
+    [['keys', 'create', 'argco', '--name', 'blank\u2800'], /--name must not contain invisible characters .*\(found U\+2800\)/],
+    [['keys', 'create', 'argco', '--name', '\uffa0'], /--name must not contain invisible characters .*\(found U\+FFA0\)/],
+    [['keys', 'create', 'argco', '--name', '\u0301\u0302'], /--name must show something: it holds only combining marks.*\(found U\+0301\)/],
+    [['customers', 'suspend', 'argco', '--reason', '\u2800'], /--reason must not contain invisible characters .*\(found U\+2800\)/],
+    [
+      ['customers', 'suspend', 'argco', '--reason', ' \u20dd '],
+      /--reason must show something: it holds only combining marks.*\(found U\+20DD\)/,
+    ],
   ])('%j is refused, naming the character', async (args, message) => {
     const stderr = await refused(args, message);
     expect(stderr).not.toMatch(/Invalid|Expected|received/);

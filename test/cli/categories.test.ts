@@ -136,6 +136,9 @@ describe('categories rename', () => {
     [['   '], /"name" must not be empty or only white space/],
     [['x'.repeat(101)], /"name" must be at most 100 characters/],
     [['Tab\there'], /"name" must not contain control characters/],
+    [['\u2800'], /"name" must not contain invisible characters .*\(found U\+2800\)/],
+    [['Dog\u3164'], /"name" must not contain invisible characters .*\(found U\+3164\)/],
+    [['\u0301\u0301'], /"name" must show something: it holds only combining marks, which display as blank \(found U\+0301\)/],
   ])('refuses %j with exit 2, writing nothing', async ([name], message) => {
     await expectUsageError(['categories', 'rename', String(ids.cat), name], message);
   });

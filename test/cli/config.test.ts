@@ -4,7 +4,12 @@ import { adminCliConfig } from '../../lib/config.js';
 
 describe('petstore CLI: local settings from the environment', () => {
   it('needs no STAGE, and defaults to DynamoDB Local on port 8000 and the petstore- tables', () => {
-    expect(adminCliConfig({})).toEqual({ dynamoEndpoint: 'http://127.0.0.1:8000', tablePrefix: 'petstore-' });
+    expect(adminCliConfig({})).toEqual({
+      dynamoEndpoint: 'http://127.0.0.1:8000',
+      endpointFrom: 'default',
+      dataDir: '.data/dynamodb',
+      tablePrefix: 'petstore-',
+    });
   });
 
   it('takes DYNAMODB_ENDPOINT over DYNAMODB_PORT, and counts an empty variable as unset', () => {

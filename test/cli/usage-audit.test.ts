@@ -88,13 +88,28 @@ describe('usage by day and by month', () => {
       { date: '2036-03-30', admitted: 2, refused: 0 },
       { date: '2036-03-31', admitted: 0, refused: 0 },
     ]);
-    // Without --from/--to: the last 30 days, today last; a --to after today stops at today.
+    // Without --from: the days since the customer was created (bill-free on 2036-03-30), at most the last 30, today
+    // last; a --to after today stops at today.
     const recent = await cli('usage', 'bill-free');
-    expect(recent.days).toHaveLength(30);
-    expect(recent).toMatchObject({ from: '2036-03-02', to: '2036-03-31' });
+    expect(recent).toMatchObject({ from: '2036-03-30', to: '2036-03-31' });
+    expect(recent.days.map((d: { date: string }) => d.date)).toEqual(['2036-03-30', '2036-03-31']);
     expect((await cli('usage', 'bill-free', '--from', '2036-03-31', '--to', '2036-04-30')).to).toBe('2036-03-31');
     const text = (await petstore('usage', 'bill-free', '--from', '2036-03-30')).stdout;
     expect(text).toMatch(/2036-03-30\s+5\s+0\n2036-03-31\s+1\s+0\ntotal\s+6\s+0/);
+    expect((await petstore('usage', 'bill-free')).stdout).toMatch(/REFUSED\n2036-03-30\s+5\s+0\n2036-03-31\s+1\s+0\ntotal/);
+    // --from is taken as given, days before the customer existed included.
+    expect((await cli('usage', 'bill-free', '--from', '2036-03-29')).days).toHaveLength(3);
+  });
+
+  it('usage <customerId> of a customer older than 30 days: the last 30 days; created after --to: no day', async () => {
+    const today = now;
+    now = today - 45 * 86_400_000;
+    await cli('customers', 'set-plan', 'usage-old', 'pro');
+    now = today;
+    const recent = await cli('usage', 'usage-old');
+    expect(recent.days).toHaveLength(30);
+    expect(recent).toMatchObject({ from: '2036-03-02', to: '2036-03-31' });
+    expect((await cli('usage', 'bill-free', '--to', '2036-03-29')).days).toEqual([]);
   });
 
   it('usage --month --csv: every customer, its plan and its admitted total, for billing', async () => {
@@ -209,7 +224,7 @@ describe('audit trail', () => {
   it('audit without --customer lists every customer; --since leaves out what came before', async () => {
     const all = await cli('audit');
     expect(new Set(all.map((e: { customerId: string }) => e.customerId))).toEqual(
-      new Set(['audited', 'bill-free', 'bill-pro', 'bill-idle', 'bill-pets', 'bill-tight']),
+      new Set(['audited', 'bill-free', 'bill-pro', 'bill-idle', 'bill-pets', 'bill-tight', 'usage-old']),
     );
     const ats = all.map((e: { at: string }) => e.at);
     expect(ats).toEqual([...ats].sort());

@@ -5,6 +5,7 @@
  * so waits are asserted, not spent. Against the real API: test/client/client.http.test.ts.
  */
 import { assert, describe, expect, it } from 'vitest';
+import { freePort } from '../../infra/local/dynamodb-local.js';
 import {
   PetStoreBannedError,
   PetStoreClient,
@@ -281,5 +282,16 @@ describe('the client: timeouts and abort', () => {
     expect(sent).toHaveLength(1);
     await expect(client.listCategories({ signal: controller.signal })).rejects.toThrow('caller gave up');
     expect(sent).toHaveLength(1);
+  });
+});
+
+describe('the client: no answer at all', () => {
+  it('names the URL and the cause of a refused connection, not only "fetch failed"', async () => {
+    const port = await freePort();
+    const client = new PetStoreClient({ baseUrl: `http://127.0.0.1:${port}/v1`, apiKey: 'pet_live_x', maxAttempts: 1 });
+    const thrown = await client.listCategories().catch((e: unknown) => e);
+    assert.instanceOf(thrown, PetStoreNetworkError);
+    expect(thrown.code).toBe('ECONNREFUSED');
+    expect(thrown.message).toBe(`No answer from GET http://127.0.0.1:${port}/v1/categories: connect ECONNREFUSED 127.0.0.1:${port}`);
   });
 });

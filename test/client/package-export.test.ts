@@ -137,3 +137,29 @@ export { category, code };
     expect(result.remaining).toBeTypeOf('number');
   }, 120_000);
 });
+
+describe("the client README's example", () => {
+  it('runs as written with tsx in an ES module project, right after the README’s curl calls, and again', async () => {
+    const readme = readFileSync(join(CLIENT, 'README.md'), 'utf8');
+    const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map(([, code]) => code ?? '');
+    expect(blocks).toHaveLength(1);
+    writeFileSync(join(consumer, 'index.ts'), blocks[0] ?? '');
+    // The README's curl call has made "Dog" for this customer.
+    const curl = await fetch(`${url()}/categories`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${customer().apiKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'Dog', description: 'Domestic dogs' }),
+    });
+    expect(curl.status).toBe(201);
+    const run = () =>
+      promisify(execFile)(join(ROOT, 'node_modules/.bin/tsx'), ['index.ts'], {
+        cwd: consumer,
+        encoding: 'utf8',
+        env: { ...npmEnv(), PETSTORE_URL: url(), PETSTORE_KEY: customer().apiKey },
+      });
+    const first = await run();
+    expect(first.stdout).toMatch(/^created Cat as category \d+\n.*Dog.*Cat.* - requests left this minute: \d+\n$/);
+    const second = await run();
+    expect(second.stdout).toMatch(/^Cat exists already\n/);
+  }, 120_000);
+});

@@ -18,7 +18,7 @@ import { sentHeaders } from '../support/answer.js';
 import { invoke, proxyEvent } from '../support/events.js';
 import { useGateway } from '../support/http.js';
 import { captureLogs } from '../support/logs.js';
-import { answerOfRaw, rawExchange } from '../support/raw-http.js';
+import { answerOfRaw, rawExchange, requestText } from '../support/raw-http.js';
 
 const { call, url, customer } = useGateway();
 
@@ -190,6 +190,23 @@ describe('every 401 carries WWW-Authenticate (RFC 9110), in RFC 6750 form', () =
       expect(answer.status).toBe(401);
       expect(answer.headers.get('www-authenticate')).toBe(`${BEARER_CHALLENGE}, error="invalid_token"`);
     }
+  });
+});
+
+describe('Authorization syntax: "Bearer", one or more spaces (U+0020), the key (RFC 6750)', () => {
+  it('a tab or a no-break space after Bearer is 401 saying so; two spaces are fine', async () => {
+    const key = customer().apiKey;
+    expect((await call('/rate-limit', { headers: { Authorization: `Bearer  ${key}` } })).status).toBe(200);
+    // Written as bytes: a tab, and U+00A0 as one byte (ISO-8859-1, as a field value is read) and as UTF-8.
+    for (const separator of ['\t', '\u00a0', '\u00c2\u00a0']) {
+      const raw = await rawExchange(url(), requestText('GET', '/v1/rate-limit', [`Authorization: Bearer${separator}${key}`]));
+      const answer = answerOfRaw(raw);
+      expect(answer.status).toBe(401);
+      expect(answer.body).toMatchObject({ code: 'UNAUTHORIZED' });
+      expect(answer.headers.get('www-authenticate')).toBe(INVALID_TOKEN_CHALLENGE);
+    }
+    const tab = answerOfRaw(await rawExchange(url(), requestText('GET', '/v1/rate-limit', [`Authorization: Bearer\t${key}`])));
+    expect(tab.body).toMatchObject({ message: expect.stringMatching(/spaces \(U\+0020\) only/) });
   });
 });
 

@@ -57,8 +57,11 @@ describe.each(STAGES)('the %s stack', (stage) => {
       const version = resources[stage][versionId];
       expect(version?.Type).toBe('AWS::Lambda::Version');
       expect(version?.Properties?.FunctionName).toEqual(ref(fnId));
-      // Kept when a release replaces it, so the alias can be pointed back at it by hand.
-      expect(version?.DeletionPolicy).toBe('Retain');
+      // Kept when a release replaces it, so the alias can be pointed back at it by hand; but deleted when the deploy
+      // that created it rolls back, so that deploying the same release again publishes it anew instead of failing
+      // with "A version for this Lambda function exists" (RETAIN_ON_UPDATE_OR_DELETE).
+      expect(version?.DeletionPolicy).toBe('RetainExceptOnCreate');
+      expect(version?.UpdateReplacePolicy).toBe('Retain');
     }
   });
 
@@ -235,12 +238,14 @@ describe.each(STAGES)('the %s stack', (stage) => {
       EvaluationPeriods: 3,
       DatapointsToAlarm: 2,
     });
-    // ALARM only: each release moves the per-version alarms through OK, which is no news.
+    // ALARM and OK, as every other alarm of the stage: the all-clear says when a redeploy may start.
     const topic = ref(logicalIdOf(stage, monitoring.topic));
-    for (const rolloutAlarm of [rollout.serverErrorAlarm, ...Object.values(rollout.newVersionErrorAlarms)]) {
+    const rolloutAlarms = [rollout.serverErrorAlarm, ...Object.values(rollout.newVersionErrorAlarms)];
+    expect(rolloutAlarms).toHaveLength(functionsOf(stage).length + 1);
+    for (const rolloutAlarm of rolloutAlarms) {
       const properties = resources[stage][logicalIdOf(stage, rolloutAlarm)]?.Properties;
       expect(properties?.AlarmActions).toEqual([topic]);
-      expect(properties?.OKActions).toBeUndefined();
+      expect(properties?.OKActions).toEqual([topic]);
     }
   });
 

@@ -11,7 +11,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLE_TARGET } from '../../infra/constructs/api-function.js';
 import { AUTHORIZER_MESSAGE_TYPES } from '../../infra/constructs/gateway-responses.js';
 import { TABLE_ACTIONS } from '../../infra/constructs/table-access.js';
-import { GATEWAY_RESPONSES, type GatewayResponseSpec } from '../../lib/api-gateway/gateway-responses.js';
+import {
+  FALLBACK_RESPONSE_TYPES,
+  GATEWAY_RESPONSES,
+  type GatewayResponseSpec,
+  UNCUSTOMISED_RESPONSE_TYPES,
+} from '../../lib/api-gateway/gateway-responses.js';
 import { deprecationVariables } from '../../lib/deprecation.js';
 import { TABLES, type TableId } from '../../lib/dynamo/tables.js';
 import { ANSWER_HEADERS, BEARER_CHALLENGE, GATEWAY_RATE_LIMIT_HEADERS, INVALID_TOKEN_CHALLENGE } from '../../lib/http/answer-headers.js';
@@ -83,9 +88,16 @@ describe.each(STAGES)('the %s stack', (stage) => {
     it('writes JSON access logs without the Authorization header or strings the client chooses freely', () => {
       const [, stageResource] = resourcesOf(stage, 'AWS::ApiGateway::Stage')[0] ?? [];
       const format = v.parse(v.string(), stageResource?.Properties?.AccessLogSetting?.Format);
-      // Substitute each variable as API Gateway would (numbers stay bare, messageString brings its own quotes).
-      const sample = format.replace('$context.error.messageString', '"Unauthorized"').replace(/\$context\.[A-Za-z.]+/g, '1');
-      expect(JSON.parse(sample)).toMatchObject({ requestId: '1', status: 1, customerId: '1' });
+      // Substitute each variable as API Gateway would on any request, with an error or without: a value, or "-" when it
+      // has none. Only variables inside quotes may be empty, so every line is JSON (the 429 metric filter reads them).
+      for (const value of ['1', '-', '']) {
+        const sample = format
+          .replace(/"\$context\.[A-Za-z.]+"/g, JSON.stringify(value))
+          .replace(/\$context\.(status|responseLatency)\b/g, '1');
+        expect(JSON.parse(sample)).toMatchObject({ requestId: value, status: 1, customerId: value });
+      }
+      // The variables left bare are numbers API Gateway fills on every request; messageString is not one of them.
+      expect(format.match(/:\$context\.[A-Za-z.]+/g)).toEqual([':$context.status', ':$context.responseLatency']);
       expect(format.toLowerCase()).not.toContain('authorization');
       // Unescaped client-chosen strings could forge JSON fields in the log.
       expect(format).not.toMatch(/\$context\.(identity\.userAgent|path)\b/);
@@ -229,7 +241,9 @@ describe.each(STAGES)('the %s stack', (stage) => {
         Architectures: ['arm64'],
         Handler: 'index.handler',
         MemorySize: 512,
-        LoggingConfig: { LogFormat: 'JSON', LogGroup: { Ref: expect.any(String) } },
+        // System logs at INFO: Lambda's START and REPORT lines (Init Duration, Max Memory Used) are INFO events, which
+        // WARN would drop; application logs at INFO, so the metric lines (no level, read as INFO) are kept.
+        LoggingConfig: { LogFormat: 'JSON', LogGroup: { Ref: expect.any(String) }, SystemLogLevel: 'INFO', ApplicationLogLevel: 'INFO' },
         TracingConfig: { Mode: 'Active' },
       });
       expect(fn.Properties?.Timeout).toBeGreaterThanOrEqual(10);
@@ -311,7 +325,8 @@ describe.each(STAGES)('the %s stack', (stage) => {
         const responses = resourcesOf(stage, 'AWS::ApiGateway::GatewayResponse').filter(([, r]) => r.Properties?.ResponseType === type);
         expect(responses).toHaveLength(1);
         const props = responses[0]?.[1].Properties ?? {};
-        expect(props.StatusCode).toBe(String(spec.status));
+        // The fallbacks keep API Gateway's status (each type's own); every other customised type states its own.
+        expect(props.StatusCode).toBe(FALLBACK_RESPONSE_TYPES.has(type) ? undefined : String(spec.status));
         const body = JSON.parse(props.ResponseTemplates['application/json']);
         expect(body).toEqual({
           code: spec.code,
@@ -354,15 +369,65 @@ describe.each(STAGES)('the %s stack', (stage) => {
       ['MISSING_AUTHENTICATION_TOKEN', '404', 'NOT_FOUND'],
       ['THROTTLED', '429', 'THROTTLED'],
       ['REQUEST_TOO_LARGE', '413', 'PAYLOAD_TOO_LARGE'],
-      ['DEFAULT_4XX', '400', 'VALIDATION_FAILED'],
-      ['DEFAULT_5XX', '500', 'INTERNAL_ERROR'],
       ['AUTHORIZER_FAILURE', '503', 'SERVICE_UNAVAILABLE'],
+      ['INTEGRATION_FAILURE', '503', 'SERVICE_UNAVAILABLE'],
+      ['INTEGRATION_TIMEOUT', '503', 'SERVICE_UNAVAILABLE'],
+      ['API_CONFIGURATION_ERROR', '500', 'INTERNAL_ERROR'],
     ])('%s is %s %s', (type, status, code) => {
       templates[stage].hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
         ResponseType: type,
         StatusCode: status,
         ResponseTemplates: { 'application/json': Match.stringLikeRegexp(`^\\{"code":"${code}",`) },
       });
+    });
+
+    it('leaves the fallbacks without a status, so no type API Gateway answers with takes theirs', () => {
+      for (const type of ['DEFAULT_4XX', 'DEFAULT_5XX']) {
+        const [[, response] = []] = resourcesOf(stage, 'AWS::ApiGateway::GatewayResponse').filter(
+          ([, r]) => r.Properties?.ResponseType === type,
+        );
+        expect(response?.Properties, type).toBeDefined();
+        expect(response?.Properties?.StatusCode, type).toBeUndefined();
+      }
+    });
+
+    it('customises every type API Gateway documents, but those this API cannot give, each for a reason the template shows', () => {
+      // "Gateway response types for API Gateway" (API Gateway Developer Guide), every type of its table.
+      const documented = [
+        'ACCESS_DENIED',
+        'API_CONFIGURATION_ERROR',
+        'AUTHORIZER_CONFIGURATION_ERROR',
+        'AUTHORIZER_FAILURE',
+        'BAD_REQUEST_PARAMETERS',
+        'BAD_REQUEST_BODY',
+        'DEFAULT_4XX',
+        'DEFAULT_5XX',
+        'EXPIRED_TOKEN',
+        'INTEGRATION_FAILURE',
+        'INTEGRATION_TIMEOUT',
+        'INVALID_API_KEY',
+        'INVALID_SIGNATURE',
+        'MISSING_AUTHENTICATION_TOKEN',
+        'QUOTA_EXCEEDED',
+        'REQUEST_TOO_LARGE',
+        'RESOURCE_NOT_FOUND',
+        'THROTTLED',
+        'UNAUTHORIZED',
+        'UNSUPPORTED_MEDIA_TYPE',
+        'WAF_FILTERED',
+      ];
+      const customised = resourcesOf(stage, 'AWS::ApiGateway::GatewayResponse').map(([, r]) => r.Properties?.ResponseType);
+      expect([...customised, ...Object.keys(UNCUSTOMISED_RESPONSE_TYPES)].sort()).toEqual([...documented].sort());
+      // The reasons: no request validator, no IAM authorization, no API key required, Lambda proxy integrations only.
+      expect(resourcesOf(stage, 'AWS::ApiGateway::RequestValidator')).toEqual([]);
+      const methods = resourcesOf(stage, 'AWS::ApiGateway::Method');
+      expect(methods.length).toBeGreaterThan(0);
+      for (const [id, method] of methods) {
+        expect(method.Properties?.AuthorizationType, id).toBe('CUSTOM');
+        expect(method.Properties?.ApiKeyRequired ?? false, id).toBe(false);
+        expect(method.Properties?.RequestValidatorId, id).toBeUndefined();
+        expect(method.Properties?.Integration?.Type, id).toBe('AWS_PROXY');
+      }
     });
 
     it('tells a throttled client when to retry', () => {

@@ -93,3 +93,21 @@ describe.each(STAGES)('the stateful resources of the %s stack', (stage) => {
     }
   });
 });
+
+describe('what a failed first create of production leaves behind', () => {
+  it('has no fixed name, so the next create never collides with it (docs/deploying.md, "When the first create fails")', () => {
+    const retained = Object.entries(templates.production.Resources).filter(([, r]) => r.DeletionPolicy === 'Retain');
+    expect(retained.map(([, r]) => r.Type)).toEqual(expect.arrayContaining(['AWS::DynamoDB::Table', 'AWS::Logs::LogGroup']));
+    for (const [logicalId, resource] of retained) {
+      for (const [property, value] of Object.entries(resource.Properties ?? {})) {
+        if (!property.endsWith('Name')) continue;
+        // A name may only be made of something the same create makes anew (the execution log group: the REST API's id).
+        expect(JSON.stringify(value), `${logicalId}.${property}`).toMatch(/"Ref":"[A-Za-z0-9]+"/);
+      }
+    }
+    // What the rollback does delete: the function versions (RetainExceptOnCreate).
+    const versions = Object.values(templates.production.Resources).filter((r) => r.Type === 'AWS::Lambda::Version');
+    expect(versions.length).toBeGreaterThan(0);
+    for (const version of versions) expect(version.DeletionPolicy).toBe('RetainExceptOnCreate');
+  });
+});

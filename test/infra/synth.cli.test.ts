@@ -34,16 +34,19 @@ interface Bundle {
   bytes: number;
 }
 const bundles: Bundle[] = [];
+/** What the CLI printed on stderr: its warnings. */
+let synthStderr = '';
 
 beforeAll(async () => {
   const started = Date.now();
   // Through the npm script, so the test runs exactly what `npm run synth` runs (its explicit alarm opt-out included).
-  await promisify(execFile)('npm', ['run', '--silent', 'synth', '--', '--output', outdir], {
+  const { stderr } = await promisify(execFile)('npm', ['run', '--silent', 'synth', '--', '--output', outdir], {
     cwd: ROOT,
     // No credentials and no default account: synth must not need them.
     env: { ...process.env, AWS_ACCESS_KEY_ID: '', AWS_SECRET_ACCESS_KEY: '', AWS_PROFILE: '', CDK_DEFAULT_ACCOUNT: '' },
     maxBuffer: 64 * 1024 * 1024,
   });
+  synthStderr = stderr;
   console.log(`cdk synth took ${((Date.now() - started) / 1000).toFixed(1)} s`);
   for (const stage of STAGES) {
     const stack = STACK_NAMES[stage];
@@ -62,6 +65,10 @@ beforeAll(async () => {
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
 describe('npm run synth', () => {
+  it('prints no warning that feature flags are not configured: cdk.json sets every one aws-cdk-lib recommends', () => {
+    expect(synthStderr).not.toMatch(/feature flags are not configured/);
+  });
+
   it('writes both templates and no validation violations', () => {
     for (const stage of STAGES) expect(existsSync(path.join(outdir, `${STACK_NAMES[stage]}.template.json`))).toBe(true);
     const report = v.parse(

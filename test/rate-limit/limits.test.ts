@@ -13,10 +13,13 @@ import { resetClock, setClock } from '../../lib/clock.js';
 import { config, setConfig } from '../../lib/config.js';
 import { documentClient } from '../../lib/dynamo/client.js';
 import { PLAN_LIMITS, type Plan } from '../../lib/plans.js';
+import { banThreshold } from '../../lib/rate-limit/ban.js';
 import { callCountName, dayCountName, minuteCountName } from '../../lib/rate-limit/counter-item.js';
 import { deprecatedCallStore } from '../../lib/rate-limit/deprecated-calls.js';
-import { ITEM_CAPACITY_PER_MINUTE, shardCount, shardKey } from '../../lib/rate-limit/shards.js';
+import { counterKeys, ITEM_CAPACITY_PER_MINUTE, shardCount, shardKey } from '../../lib/rate-limit/shards.js';
 import { banLifter } from '../../lib/rate-limit/unban.js';
+import { windowStarts } from '../../lib/rate-limit/windows.js';
+import { usageHistory } from '../../lib/usage/history.js';
 import { errorBody, sentHeaders } from '../support/answer.js';
 import { storedCounts } from '../support/counters.js';
 import { testDb } from '../support/customers.js';
@@ -195,14 +198,15 @@ describe('temporary ban', () => {
     const c = customer('enterprise', { perMinute: 5, perDay: 1_000 });
     now = T0 + 1_000;
     await times(5, c.list);
-    const refusals = await times(9, c.list);
+    // The tenth refusal starts the ban and is still answered as a refusal: ten RATE_LIMIT_EXCEEDED, then the ban.
+    const refusals = await times(10, c.list);
     expect(refusals.every((a) => a.status === 429 && errorBody(a).code === 'RATE_LIMIT_EXCEEDED')).toBe(true);
 
-    const tenth = await c.list();
-    expect(tenth.body).toMatchObject({ code: 'API_KEY_TEMPORARILY_BANNED', status: 429 });
+    const eleventh = await c.list();
+    expect(eleventh.body).toMatchObject({ code: 'API_KEY_TEMPORARILY_BANNED', status: 429 });
     const banEnd = (T0 + 1_000) / 1000 + 900;
-    expect(tenth.headers.get('Retry-After')).toBe('900');
-    expect(tenth.headers.get('X-RateLimit-Reset')).toBe(String(banEnd));
+    expect(eleventh.headers.get('Retry-After')).toBe('900');
+    expect(eleventh.headers.get('X-RateLimit-Reset')).toBe(String(banEnd));
 
     now = T0 + 120_000; // a new minute with quota, but the ban holds
     const during = await c.list();
@@ -219,12 +223,31 @@ describe('temporary ban', () => {
   it('the threshold is the per-minute limit when that is above 10, and unban lifts a ban', async () => {
     const c = customer('enterprise', { perMinute: 12, perDay: 1_000 });
     await times(12, c.list);
-    const refusals = await times(12, c.list);
-    expect(refusals.slice(0, 11).every((a) => errorBody(a).code === 'RATE_LIMIT_EXCEEDED')).toBe(true);
-    expect(refusals[11]?.body).toMatchObject({ code: 'API_KEY_TEMPORARILY_BANNED' });
+    const refusals = await times(13, c.list);
+    expect(refusals.slice(0, 12).every((a) => errorBody(a).code === 'RATE_LIMIT_EXCEEDED')).toBe(true);
+    expect(refusals[12]?.body).toMatchObject({ code: 'API_KEY_TEMPORARILY_BANNED' });
     expect(await banLifter(documentClient(), COUNTERS_TABLE).unban(c.customerId, now)).toBe(true);
     now = T0 + 60_000;
     expect((await c.list()).status).toBe(200);
+  });
+});
+
+describe('the refusals a client is told of are the ones counted', () => {
+  it('a Free customer sending 125 requests in a minute: 60 admitted, 60 RATE_LIMIT_EXCEEDED (the ban threshold), then 5 bans; the day counts 60 refused', async () => {
+    const c = customer('free');
+    now = T0 + 5_000;
+    const answers = await times(125, c.list);
+    const codes = answers.map((a) => (a.status === 200 ? 'OK' : errorBody(a).code));
+    const threshold = banThreshold(c.limits);
+    expect(threshold).toBe(60);
+    expect(codes).toEqual([
+      ...Array<string>(60).fill('OK'),
+      ...Array<string>(threshold).fill('RATE_LIMIT_EXCEEDED'),
+      ...Array<string>(5).fill('API_KEY_TEMPORARILY_BANNED'),
+    ]);
+    const dayStart = windowStarts(now / 1000).dayStart;
+    const [today] = await usageHistory(documentClient(), COUNTERS_TABLE, { counterKeys }).days(c.customerId, dayStart, dayStart);
+    expect(today).toMatchObject({ admitted: 60, refused: codes.filter((code) => code === 'RATE_LIMIT_EXCEEDED').length });
   });
 });
 

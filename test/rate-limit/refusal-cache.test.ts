@@ -140,7 +140,7 @@ describe('a warm instance that has seen a customer refused', () => {
 });
 
 describe('refusals answered from memory count toward the ban, in batches', () => {
-  it('at most one write per customer per second; the refusal that reaches the threshold writes at once and is banned', async () => {
+  it('at most one write per customer per second; the refusal that reaches the threshold writes at once, the next is banned', async () => {
     const { limiter } = instance();
     const id = `batch-${randomUUID().slice(0, 8)}`;
     const limits = { perMinute: 5, perDay: 1_000 }; // ban threshold: max(10, 5) = 10
@@ -163,11 +163,16 @@ describe('refusals answered from memory count toward the ban, in batches', () =>
     expect((await storedCounts(id, T0)).refusals).toBe(5);
 
     for (const at of [1_100, 1_200, 1_300, 1_400]) expect((await refuse(T0 + at)).calls).toEqual([]);
-    // The tenth refusal of the minute: 5 written + 5 waiting reach the threshold, so it writes now and is banned.
+    // The tenth refusal of the minute: 5 written + 5 waiting reach the threshold, so it writes now and starts the ban.
+    // It is answered as the refusal it is (it is the tenth RATE_LIMIT_EXCEEDED a client sees); the ban answers the next.
     const tenth = await refuse(T0 + 1_500);
     expect(tenth.calls).toHaveLength(2); // the addition, then the ban
-    expect(tenth.admission).toMatchObject({ admitted: false, reason: 'banned', banUntil: T0 / 1000 + 1 + 900 });
+    expect(tenth.admission).toMatchObject({ admitted: false, reason: 'limit' });
     expect(await storedCounts(id, T0)).toMatchObject({ refusals: 10, banUntil: T0 / 1000 + 1 + 900 });
+    const eleventh = await refuse(T0 + 1_600);
+    expect(eleventh.admission).toMatchObject({ admitted: false, reason: 'banned', banUntil: T0 / 1000 + 1 + 900 });
+    expect(eleventh.calls).toEqual([]);
+    expect((await storedCounts(id, T0)).refusals).toBe(10);
   });
 
   it('writes what is left when the client stops, after the interval', async () => {
@@ -206,7 +211,8 @@ describe('a remembered ban', () => {
     now = T0 + 1_000;
     for (let i = 0; i < 5; i++) await c.list();
     const refusals = [];
-    for (let i = 0; i < 10; i++) refusals.push(await c.list());
+    for (let i = 0; i < 11; i++) refusals.push(await c.list());
+    expect(refusals.at(-2)?.body).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED' });
     expect(refusals.at(-1)?.body).toMatchObject({ code: 'API_KEY_TEMPORARILY_BANNED' });
     chain.calls.take();
 

@@ -135,10 +135,10 @@ describe('refusals an instance held from before an unban never count toward a ne
     const { Item } = await testDb.send(new GetCommand({ TableName: TABLE, Key: { customerId: id }, ConsistentRead: true }));
     expect(Item?.[dayRefusalName(windowStarts(T0 / 1000).dayStart)]).toBe(10 + 10);
 
-    // Refusals after the unban count as ever: nine do not ban, the tenth does.
-    for (let i = 0; i < 9; i++) expect(outcome(await limiter.consume(id, limits, T0 + 1_000 + 50 * i))).toBe('limit');
-    expect(outcome(await limiter.consume(id, limits, T0 + 1_500))).toBe('banned');
+    // Refusals after the unban count as ever: the tenth starts the ban (and is answered as a refusal), the next is banned.
+    for (let i = 0; i < 10; i++) expect(outcome(await limiter.consume(id, limits, T0 + 1_000 + 50 * i))).toBe('limit');
     expect(await storedCounts(id, T0 + 1_500)).toMatchObject({ refusals: 10, banUntil: T0 / 1000 + 1 + 900 });
+    expect(outcome(await limiter.consume(id, limits, T0 + 1_550))).toBe('banned');
   });
 });
 
@@ -146,7 +146,7 @@ describe('an unban of a customer who is not banned changes nothing', () => {
   const readItem = async (customerId: string) =>
     (await testDb.send(new GetCommand({ TableName: TABLE, Key: { customerId }, ConsistentRead: true }))).Item;
 
-  it('refusals made before it still count toward a ban: 9 refused, a no-op unban, and the next refusal, the tenth, bans', async () => {
+  it('refusals made before it still count toward a ban: 9 refused, a no-op unban, and the next refusal, the tenth, starts the ban', async () => {
     const id = newCustomer();
     const limits = { perMinute: 10, perDay: 1_000 }; // threshold 10
     const limiter = instance();
@@ -163,10 +163,11 @@ describe('an unban of a customer who is not banned changes nothing', () => {
     expect(await readItem(id)).toEqual(before);
     expect(before?.unbannedAtMs).toBeUndefined();
 
-    // The next refusal is the minute's tenth (the nine before the unban count): it bans, and so on for the rest.
+    // The next refusal is the minute's tenth (the nine before the unban count): it starts the ban, answered as the
+    // refusal it is; the ban answers the rest.
     const after: string[] = [];
     for (let i = 0; i < 6; i++) after.push(outcome(await limiter.consume(id, limits, T0 + 1_100 + 50 * i)));
-    expect(after).toEqual(Array(6).fill('banned'));
+    expect(after).toEqual(['limit', ...Array(5).fill('banned')]);
     expect(await storedCounts(id, T0 + 1_500)).toMatchObject({ refusals: 10, banUntil: T0 / 1000 + 1 + 900 });
   });
 

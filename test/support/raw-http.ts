@@ -5,11 +5,14 @@
 import { connect } from 'node:net';
 import type { Answer } from './answer.js';
 
-/** Writes `bytes` to the server of `url` and resolves with everything it answers before closing the connection. */
-export function rawExchange(url: string, bytes: string): Promise<string> {
+/**
+ * Writes `bytes` to the server of `url` and resolves with everything it answers before closing the connection.
+ * `halfClose` ends the client's side with the last byte (as `nc -N` does), still reading the answer.
+ */
+export function rawExchange(url: string, bytes: string, { halfClose = false } = {}): Promise<string> {
   const { port, hostname } = new URL(url);
   return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname, () => socket.write(bytes));
+    const socket = connect(Number(port), hostname, () => (halfClose ? socket.end(bytes) : socket.write(bytes)));
     let answer = '';
     socket.setEncoding('latin1');
     socket.on('data', (chunk) => {

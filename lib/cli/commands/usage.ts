@@ -11,7 +11,10 @@ import { type Action, defineCommand } from '../command.js';
 import { existingCustomer } from '../stores.js';
 import { INCLUDE_VERIFY, withoutVerify } from '../verify-customers.js';
 
-/** Days shown when neither --from nor --to says otherwise: the last 30, today included. */
+/**
+ * Days shown when --from does not say otherwise: the last 30 up to --to (or today), today included, but none before
+ * the customer existed: a customer made today shows one day.
+ */
 const DEFAULT_DAYS = 30;
 /** The longest range one command shows: ten years of days. */
 const MAX_DAYS = 3_660;
@@ -37,7 +40,8 @@ export const usage = defineCommand({
     }
     const customerId = parseWith(CustomerIdSchema, args[0], 'customerId');
     const to = parseDay(flags.to, '--to');
-    const from = parseDay(flags.from, '--from') ?? (to ?? today) - (DEFAULT_DAYS - 1) * DAY_SECONDS;
+    const fromFlag = parseDay(flags.from, '--from');
+    const from = fromFlag ?? (to ?? today) - (DEFAULT_DAYS - 1) * DAY_SECONDS;
     const last = Math.min(to ?? today, today);
     if (from > today) {
       // Without --from, the days shown are the 30 up to --to, here all after today: it is --to that is wrong.
@@ -49,13 +53,22 @@ export const usage = defineCommand({
     }
     if (to !== undefined && from > to) throw new UsageError(`--from ${dateOf(from)} is after --to ${dateOf(to)}`);
     if ((last - from) / DAY_SECONDS + 1 > MAX_DAYS) throw new UsageError(`--from and --to span more than ${MAX_DAYS} days`);
-    return customerDays(customerId, from, last, stage);
+    return customerDays(customerId, { first: from, sinceCreated: fromFlag === undefined }, last, stage);
   },
 });
 
-function customerDays(customerId: string, first: number, last: number, stage: string): Action {
+/** The day a customer was created (its record's createdAt), or undefined if the record says no valid time. */
+function createdDay(createdAt: string): number | undefined {
+  const ms = Date.parse(createdAt);
+  return Number.isNaN(ms) ? undefined : dayStartOf(Math.floor(ms / 1000));
+}
+
+function customerDays(customerId: string, range: { first: number; sinceCreated: boolean }, last: number, stage: string): Action {
   return async ({ auth, counters, deprecatedCalls: calls, usage: history }) => {
     const customer = await existingCustomer(auth, customerId, stage);
+    const created = range.sinceCreated ? createdDay(customer.createdAt) : undefined;
+    // A customer created after --to has no day in the range: no rows, from its first day.
+    const first = created === undefined ? range.first : Math.max(range.first, created);
     const limits = limitsOf(customer);
     const now = nowMs();
     const [snapshot, deprecatedCalls, days] = await Promise.all([

@@ -1,0 +1,36 @@
+/**
+ * API Gateway's account-wide setting, in a stack of its own: the IAM role API Gateway assumes to write every stage's
+ * execution logs in the account and region (AWS::ApiGateway::Account). One such resource per account and region, so
+ * one stack per account and region, which the stage stacks depend on; neither stage owns what both use.
+ */
+import { RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnAccount } from 'aws-cdk-lib/aws-apigateway';
+import { ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { Construct } from 'constructs';
+import { acknowledgeAccountRoleFindings } from './nag-suppressions.js';
+
+/** The stack's name when both stages share an account and region (or name none): the usual case. */
+export const API_GATEWAY_ACCOUNT_STACK = 'PetStore-ApiGatewayAccount';
+
+export class ApiGatewayAccountStack extends Stack {
+  readonly role: Role;
+  readonly apiGatewayAccount: CfnAccount;
+
+  constructor(scope: Construct, id: string, props: StackProps = {}) {
+    super(scope, id, {
+      description: "Pet Store API: API Gateway's account-wide CloudWatch Logs role (AWS::ApiGateway::Account), one per account and region",
+      ...props,
+    });
+    this.role = new Role(this, 'CloudWatchRole', {
+      assumedBy: new ServicePrincipal('apigateway.amazonaws.com'),
+      description: 'API Gateway writing the execution logs of every stage of this account and region',
+      managedPolicies: [ManagedPolicy.fromAwsManagedPolicyName('service-role/AmazonAPIGatewayPushToCloudWatchLogs')],
+    });
+    this.apiGatewayAccount = new CfnAccount(this, 'Account', { cloudWatchRoleArn: this.role.roleArn });
+    // Kept if this stack is ever deleted: "When you delete a stack containing this resource, API Gateway can still
+    // assume the provided IAM role" (AWS::ApiGateway::Account), so the stages keep logging.
+    this.role.applyRemovalPolicy(RemovalPolicy.RETAIN);
+    this.apiGatewayAccount.applyRemovalPolicy(RemovalPolicy.RETAIN);
+    acknowledgeAccountRoleFindings(this.role);
+  }
+}
