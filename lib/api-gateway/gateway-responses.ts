@@ -3,9 +3,6 @@
  * the limit, stage throttling, anything else; and the one answer WAF gives itself (WEB_ACL_RESPONSES). The CDK
  * stack turns these tables into gateway responses and the web ACL's custom response, and the local gateway answers
  * from them, so all speak the contract's Error shape with the same words.
- *
- * No customer is known when the gateway answers, so no plan window applies: the X-RateLimit headers say 0/0/0,
- * meaning "no quota is being spent and there is no window to wait for" (docs/api.md, "Rate-limit headers").
  */
 import { UNAVAILABLE_RETRY_AFTER } from '../dynamo/outage.js';
 import { BEARER_CHALLENGE, INVALID_TOKEN_CHALLENGE } from '../http/answer-headers.js';
@@ -42,6 +39,10 @@ const BODY_TOO_LARGE = {
 } as const satisfies GatewayResponseSpec;
 
 /** Keyed by API Gateway's ResponseType names. */
+/**
+ * No customer is known when the gateway answers, so no plan window applies: the X-RateLimit headers say 0/0/0,
+ * meaning "no quota is being spent and there is no window to wait for" (docs/api.md, "Rate-limit headers").
+ */
 export const GATEWAY_RESPONSES = {
   MISSING_AUTHENTICATION_TOKEN: {
     status: 404,
