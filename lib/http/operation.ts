@@ -12,7 +12,7 @@ import { logContext } from '../log.js';
 import type { UsageSnapshot } from '../rate-limit/limiter.js';
 import { processRateLimiter } from '../rate-limit/process-limiter.js';
 import type { Quota, Route } from '../routes.js';
-import { type RequestInput, requestPath } from './pipeline.js';
+import { type RequestInput, requestPath, type Steps } from './pipeline.js';
 import type { ApiEvent, ApiResult } from './response.js';
 
 /**
@@ -39,6 +39,8 @@ interface Definition<TQuota extends Quota, TBody, TSuccess> {
    * must not throw.
    */
   prepare?: () => void;
+  /** A route with a body: the step that reads it, `requestBody` (json-body.ts), so that no other bundle carries it. */
+  readBody?: Steps['readBody'];
 }
 
 /** An idempotent route's handler file hands over its runner: `idempotentRunner(route)` (idempotency.ts). */
@@ -74,12 +76,12 @@ export function operation<TQuota extends Quota, TBody, TIdempotent extends boole
   // Typed by the route alone: a handler returning what its route does not answer is an error, not another type.
   given: NoInfer<OperationDefinition<TQuota, TBody, TIdempotent, TSuccess>>,
 ) {
-  const { handle, prepare, idempotency } = definitionOf(given);
+  const { handle, prepare, idempotency, readBody } = definitionOf(given);
   const { respond, backstop } = requestPath(
     route,
     // The request path has checked what the route declares (the body against its schema, a peek route's usage), but
     // TypeScript cannot follow a route's quota and body schema to the input it builds.
-    { handle: handle as (input: RequestInput) => Promise<TSuccess>, prepare, idempotency },
+    { handle: handle as (input: RequestInput) => Promise<TSuccess>, prepare, idempotency, readBody },
     processRateLimiter(),
   );
   return middy<ApiEvent, ApiResult, Error, Context>({ timeoutEarlyInMillis: TIMEOUT_EARLY_MS })

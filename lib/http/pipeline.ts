@@ -13,11 +13,12 @@ import type { Route } from '../routes.js';
 import { callerOf } from './caller.js';
 import { admit, type Decision } from './decision.js';
 import { type Ending, finish } from './finish.js';
-import { type RequestBody, requestBody } from './json-body.js';
+import type { RequestBody } from './json-body.js';
 import { pathParams } from './path-params.js';
 import type { ApiEvent, ApiResult, Result } from './response.js';
 import { deprecatedCall } from './sunset.js';
 import { errorAnswer } from './to-http-error.js';
+import type { BodySchema } from './validation.js';
 
 /** What a handler is given, whatever its route (operation.ts types it per route). */
 export interface RequestInput {
@@ -35,6 +36,8 @@ export interface Steps {
   /** Read-only work started before admission, so that it overlaps the count's round trip; must not throw. */
   prepare?: () => void;
   idempotency?: IdempotentRunner;
+  /** Reads and checks a route's JSON body (json-body.ts): given by the handler file of a route with a body only. */
+  readBody?: (schema: BodySchema, event: ApiEvent, context: Context) => RequestBody;
 }
 
 /** Admissions in flight, by event: what `backstop` shows of a request that Middy's timeout ended. */
@@ -63,6 +66,8 @@ interface Input {
 }
 
 export function requestPath(route: Route, steps: Steps, limiter: RateLimiter) {
+  const { readBody } = steps;
+  if (route.body && !readBody) throw new Error(`${route.operationId} takes a body: its handler file gives readBody`);
   /**
    * Parameters, Idempotency-Key and body, in the order a client fixes them; their refusals wait for admission. A
    * request with a key has the runner prepare (load its library) before the body is read.
@@ -71,7 +76,7 @@ export function requestPath(route: Route, steps: Steps, limiter: RateLimiter) {
     const params = route.params ? pathParams(route.params, event) : {};
     const key = route.idempotent ? steps.idempotency?.keyOf(event) : undefined;
     if (key !== undefined) steps.idempotency?.prepare?.();
-    return { params, key, body: route.body ? requestBody(route.body, event, context) : undefined };
+    return { params, key, body: route.body && readBody ? readBody(route.body, event, context) : undefined };
   }
 
   /**

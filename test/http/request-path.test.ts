@@ -15,6 +15,7 @@ import { CategoryContention, CategoryExists, CategoryLimitReached } from '../../
 import { CategorySchema, NewCategorySchema } from '../../lib/categories/schema.js';
 import { documentClient } from '../../lib/dynamo/client.js';
 import { HttpError } from '../../lib/http/error-codes.js';
+import { requestBody } from '../../lib/http/json-body.js';
 import { operation } from '../../lib/http/operation.js';
 import type { Result } from '../../lib/http/response.js';
 import { type IdempotentRequest, type IdempotentRunner, idempotencyKeyOf } from '../../lib/idempotency/key.js';
@@ -264,7 +265,11 @@ describe('finish (finish.ts): every header on every answer, once, in one order',
       }),
       { keyOf: idempotencyKeyOf },
     );
-    const handler = operation(probeWrite, { handle: async () => ({ id: 2, name: 'never' }), idempotency: replaying });
+    const handler = operation(probeWrite, {
+      readBody: requestBody,
+      handle: async () => ({ id: 2, name: 'never' }),
+      idempotency: replaying,
+    });
     const answer = await invoke(handler, post('{"name":"Dog"}', customer(), 'k'));
     expect(answer.status).toBe(201);
     expect(answer.body).toEqual({ id: 1, name: 'Dog' });
@@ -285,6 +290,7 @@ describe('finish (finish.ts): every header on every answer, once, in one order',
 describe('the pipeline (pipeline.ts): caller → admission → input → handler → finish', () => {
   it('a route that writes runs its handler after admission; prepare starts before the count is sent', async () => {
     const handler = operation(probeWrite, {
+      readBody: requestBody,
       handle: async ({ body }) => {
         trace.steps.push('handler');
         return { id: 1, name: body.name };
@@ -319,6 +325,7 @@ describe('the pipeline (pipeline.ts): caller → admission → input → handler
   it('the body is read while the count is in flight, and its refusal is answered after admission', async () => {
     trace.countAwaits = 'body read';
     const handler = operation(probeTraced, {
+      readBody: requestBody,
       handle: async ({ body }) => ({ id: 1, name: body.name }),
       idempotency: recordingRunner().runner,
     });
@@ -337,7 +344,11 @@ describe('the pipeline (pipeline.ts): caller → admission → input → handler
     trace.countAwaits = 'body read';
     const { runner } = recordingRunner();
     runner.prepare = () => trace.steps.push('runner prepared');
-    const handler = operation(probeTraced, { handle: async ({ body }) => ({ id: 1, name: body.name }), idempotency: runner });
+    const handler = operation(probeTraced, {
+      readBody: requestBody,
+      handle: async ({ body }) => ({ id: 1, name: body.name }),
+      idempotency: runner,
+    });
     expect((await invoke(handler, post('{"name":"Dog"}', customer(), 'key-prepared'))).status).toBe(201);
     expect(trace.steps).toEqual(['count sent', 'runner prepared', 'body read', 'count answered', 'metric']);
     // Without a key, or with a key refused, the runner has nothing to prepare for.
@@ -349,6 +360,7 @@ describe('the pipeline (pipeline.ts): caller → admission → input → handler
 
   it('the decision’s metric is written once per counted request, admitted or refused, by the time it is answered', async () => {
     const handler = operation(probeWrite, {
+      readBody: requestBody,
       handle: async ({ body }) => ({ id: 1, name: body.name }),
       idempotency: recordingRunner().runner,
     });
@@ -369,6 +381,7 @@ describe('the pipeline (pipeline.ts): caller → admission → input → handler
   it('a bad body is answered after admission, so it counts; once refused, a bad body is 429', async () => {
     const authorizer = customer(2);
     const handler = operation(probeWrite, {
+      readBody: requestBody,
       handle: async ({ body }) => ({ id: 1, name: body.name }),
       idempotency: recordingRunner().runner,
     });
@@ -381,6 +394,7 @@ describe('the pipeline (pipeline.ts): caller → admission → input → handler
 
   it('a body holding __proto__ (which the JSON parser refuses) is checked by the schema like any unknown field', async () => {
     const handler = operation(probeWrite, {
+      readBody: requestBody,
       handle: async ({ body }) => ({ id: 1, name: body.name }),
       idempotency: recordingRunner().runner,
     });
@@ -399,6 +413,7 @@ describe('the pipeline (pipeline.ts): caller → admission → input → handler
     const { runner, seen } = recordingRunner();
     let given: unknown;
     const handler = operation(probeWrite, {
+      readBody: requestBody,
       handle: async ({ body }) => {
         given = body;
         return { id: 3, name: body.name };
@@ -418,12 +433,20 @@ describe('the pipeline (pipeline.ts): caller → admission → input → handler
 
   it('what the handler throws becomes its result in the one error function, 4xx and 5xx alike (the runner keeps no 5xx: test/categories/idempotency.test.ts)', async () => {
     const taken = recordingRunner();
-    const refusing = operation(probeWrite, { handle: () => Promise.reject(new CategoryExists('taken')), idempotency: taken.runner });
+    const refusing = operation(probeWrite, {
+      readBody: requestBody,
+      handle: () => Promise.reject(new CategoryExists('taken')),
+      idempotency: taken.runner,
+    });
     expect((await invoke(refusing, post('{"name":"Dog"}', customer(), 'k'))).status).toBe(409);
     expect(taken.seen.result).toEqual({ status: 409, body: { code: 'CATEGORY_EXISTS', message: 'taken', status: 409 }, headers: {} });
 
     const broken = recordingRunner();
-    const failing = operation(probeWrite, { handle: () => Promise.reject(new TypeError('boom')), idempotency: broken.runner });
+    const failing = operation(probeWrite, {
+      readBody: requestBody,
+      handle: () => Promise.reject(new TypeError('boom')),
+      idempotency: broken.runner,
+    });
     expect((await invoke(failing, post('{"name":"Dog"}', customer(), 'k'))).status).toBe(500);
     expect(broken.seen.result).toMatchObject({ status: 500, body: { code: 'INTERNAL_ERROR' } });
     expect(broken.seen.error).toBeUndefined();

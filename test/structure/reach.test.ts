@@ -9,7 +9,7 @@ import { reachOf } from './reach.js';
 const CEILINGS: Record<string, number> = {
   'functions/authorizer.ts': 18,
   'functions/create-category.ts': 67,
-  'functions/get-pet-by-id.ts': 57,
+  'functions/get-pet-by-id.ts': 53,
 };
 
 describe('the product files a handler reaches', () => {
