@@ -22,7 +22,7 @@ export interface Decision {
   usage?: UsageSnapshot;
   /**
    * Writes the decision's metric (one EMF line per counted request, lib/metrics.ts), once; the request path calls it
-   * while the operation's own DynamoDB call is in flight, where its CPU time costs no latency.
+   * as soon as the decision is known.
    */
   record: () => void;
 }

@@ -52,12 +52,6 @@ const endingOf = (work: Promise<Result>): Promise<Ending> =>
     (error: unknown) => ({ error }),
   );
 
-/**
- * Runs `work` a turn of the event loop later, once the DynamoDB requests just started are on their way (the SDK
- * writes them in the microtasks before), so that its CPU time overlaps their round trip instead of delaying them.
- */
-const whileInFlight = <T>(work: () => T): Promise<T> => new Promise<void>((resolve) => setImmediate(resolve)).then(work);
-
 /** What the request asks of the operation, each part read once. */
 interface Input {
   params: Record<string, string>;
@@ -110,10 +104,9 @@ export function requestPath(route: Route, steps: Steps, limiter: RateLimiter) {
       steps.prepare?.();
       const admitting = admit(route, caller, limiter);
       admissions.set(event, admitting.decision);
-      // An operation alongside the count reads its input at once, so that its own call starts now; any other reads
-      // it while the count is in flight. A rejected read is answered after admission, by `operate`.
-      const read = () => readInput(event, context);
-      const reading = admitting.alongside ? Promise.resolve().then(read) : whileInFlight(read);
+      // Read once the count is started (an operation alongside it starts its own call with it); a rejected read is
+      // answered after admission, by `operate`. No turn of the event loop is waited for: docs/performance.md.
+      const reading = Promise.resolve().then(() => readInput(event, context));
       reading.catch(() => undefined);
       const alongside = admitting.alongside ? endingOf(operate(reading, context, caller, requestId)) : undefined;
       const { refusal, headers, usage, record } = await admitting.decision;
@@ -124,8 +117,7 @@ export function requestPath(route: Route, steps: Steps, limiter: RateLimiter) {
         throw refusal;
       }
       const operating = alongside ?? endingOf(operate(reading, context, caller, requestId, usage));
-      // The decision's metric is written once the operation's own call is on its way (alongside: long since).
-      await (alongside ? record() : whileInFlight(record));
+      record();
       return finish(route, requestId, await operating, rateLimit);
     } catch (error) {
       return finish(route, requestId, { error }, rateLimit);

@@ -299,7 +299,7 @@ describe('the pipeline (pipeline.ts): caller → admission → input → handler
       idempotency: recordingRunner().runner,
     });
     expect((await invoke(handler, post('{"name":"Dog"}'))).status).toBe(201);
-    expect(trace.steps).toEqual(['prepare', 'count sent', 'count answered', 'handler', 'metric']);
+    expect(trace.steps).toEqual(['prepare', 'count sent', 'count answered', 'metric', 'handler']);
   });
 
   it('a route that only reads runs its handler while the count is in flight; a refusal wins over its answer', async () => {
