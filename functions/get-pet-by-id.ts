@@ -3,7 +3,7 @@
  * answers 501 NOT_IMPLEMENTED; the request path checks petId, answers 410 GONE after the sunset date, and adds the
  * Deprecation, Sunset and Link headers to every answer, errors included.
  */
-import { HttpError } from '../lib/http/errors.js';
+import { HttpError } from '../lib/http/error-codes.js';
 import { operation } from '../lib/http/operation.js';
 import { getPetById } from '../lib/routes.js';
 

@@ -6,10 +6,12 @@ export function nowMs(): number {
   return current();
 }
 
+/** @internal The tests' seam: every later reading of the clock calls `clock`. */
 export function setClock(clock: () => number): void {
   current = clock;
 }
 
+/** @internal */
 export function resetClock(): void {
   current = Date.now;
 }

@@ -84,7 +84,7 @@ export function config(): Env {
   return current;
 }
 
-/** Replaces the configuration (tests, tooling); `undefined` parses process.env again on next use. */
+/** @internal Replaces the configuration (tests, tooling); `undefined` parses process.env again on next use. */
 export function setConfig(next: Env | undefined): void {
   current = next;
 }

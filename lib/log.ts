@@ -1,20 +1,6 @@
 /**
  * Structured JSON logging through Powertools for AWS Lambda's Logger, and the one rule we never break: no API key,
  * key hash or Authorization header reaches a log line.
- *
- * Every line is one JSON object with `level`, `message`, `timestamp`, `service`, the Lambda context (request id,
- * cold start, function name, ARN, memory) once `logContext()` has run for the invocation, and the X-Ray trace id
- * (`_X_AMZN_TRACE_ID`). Lambda's JSON log format stores such a line as it is and filters it by its `level`. The
- * level comes from Lambda's log level setting (`AWS_LAMBDA_LOG_LEVEL`, which wins), else `POWERTOOLS_LOG_LEVEL`
- * or `LOG_LEVEL`, else INFO; it is read when the first line is written.
- *
- * The Logger is built on first use, not at import: a request that logs nothing (every admitted or refused call of an
- * operation) never builds it, which takes about 1.7 ms off a function's cold start. `logContext()` keeps the
- * invocation's context until then, so the first line carries it as every later one does, and `cold_start` is true
- * only on the process's first invocation, whichever invocation builds the Logger.
- *
- * The local gateway, which runs the functions in its own process, writes its own lines through `gatewayLog`: a
- * Logger of their own that never takes an invocation's context.
  */
 import { getServiceName } from '@aws-lambda-powertools/commons/utils/env';
 import type { LogItem } from '@aws-lambda-powertools/logger';
@@ -58,7 +44,7 @@ class ApiLogger extends Logger {
   }
 }
 
-/** Tests capture every line; `setLogSink(undefined)` writes to stdout again. */
+/** @internal Tests capture every line; `setLogSink(undefined)` writes to stdout again. */
 export function setLogSink(next: LogSink | undefined): void {
   sink = next;
 }
@@ -106,6 +92,20 @@ function facade(get: () => ApiLogger) {
 }
 
 /**
+ * Every line is one JSON object with `level`, `message`, `timestamp`, `service`, the Lambda context (request id,
+ * cold start, function name, ARN, memory) once `logContext()` has run for the invocation, and the X-Ray trace id
+ * (`_X_AMZN_TRACE_ID`). Lambda's JSON log format stores such a line as it is and filters it by its `level`. The
+ * level comes from Lambda's log level setting (`AWS_LAMBDA_LOG_LEVEL`, which wins), else `POWERTOOLS_LOG_LEVEL`
+ * or `LOG_LEVEL`, else INFO; it is read when the first line is written.
+ *
+ * The Logger is built on first use, not at import: a request that logs nothing (every admitted or refused call of an
+ * operation) never builds it, which takes about 1.7 ms off a function's cold start. `logContext()` keeps the
+ * invocation's context until then, so the first line carries it as every later one does, and `cold_start` is true
+ * only on the process's first invocation, whichever invocation builds the Logger.
+ *
+ * The local gateway, which runs the functions in its own process, writes its own lines through `gatewayLog`: a
+ * Logger of their own that never takes an invocation's context.
+ *
  * The facade every module logs through: `log.info(message, fields)`. On Lambda the service name comes from
  * POWERTOOLS_SERVICE_NAME (set by the CDK function); the local gateway and tests have none.
  */

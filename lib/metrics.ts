@@ -4,9 +4,6 @@
  * banned requests per plan and operation. The customer and key are properties of the line, not dimensions (one
  * metric per customer would cost per customer): the "usage of one customer" is a Logs Insights query over these
  * lines (docs/deploying.md, "Metrics").
- *
- * Namespace and service come from POWERTOOLS_METRICS_NAMESPACE and POWERTOOLS_SERVICE_NAME, which the CDK function
- * sets from lib/metric-names.ts; the dashboard reads the same names there.
  */
 import { getBooleanFromEnv } from '@aws-lambda-powertools/commons/utils/env';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
@@ -39,6 +36,9 @@ function metricsOf(): Metrics {
 }
 
 /**
+ * Namespace and service come from POWERTOOLS_METRICS_NAMESPACE and POWERTOOLS_SERVICE_NAME, which the CDK function
+ * sets from lib/metric-names.ts; the dashboard reads the same names there.
+ *
  * Writes one EMF line for one decision. Synchronous from the first dimension to the publish, so requests that
  * run concurrently in one process (the local gateway) never mix their dimensions.
  */

@@ -9,7 +9,7 @@ import { CATEGORY_CAP, CategorySchema, NewCategorySchema } from './categories/sc
 import { DEPRECATION_DEFAULTS, type Deprecation } from './deprecation.js';
 import type { TableId } from './dynamo/tables.js';
 import { withThousands } from './format.js';
-import type { ErrorCode } from './http/errors.js';
+import type { ErrorCode } from './http/error-codes.js';
 import type { BodySchema } from './http/validation.js';
 import { RateLimitStatusSchema } from './rate-limit/schema.js';
 

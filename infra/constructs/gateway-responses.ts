@@ -1,15 +1,10 @@
 /**
  * API Gateway's own answers (unknown path, refused key, throttle, …) in the contract's Error shape, one gateway
- * response per entry of GATEWAY_RESPONSES (lib/http/gateway-responses.ts), which the local gateway answers from too.
+ * response per entry of GATEWAY_RESPONSES (lib/api-gateway/gateway-responses.ts), which the local gateway answers from too.
  */
 import { ResponseType, type RestApi } from 'aws-cdk-lib/aws-apigateway';
-import {
-  ANSWER_HEADERS,
-  FALLBACK_RESPONSE_TYPES,
-  GATEWAY_RATE_LIMIT_HEADERS,
-  GATEWAY_RESPONSES,
-  type GatewayResponseSpec,
-} from '../../lib/http/gateway-responses.js';
+import { FALLBACK_RESPONSE_TYPES, GATEWAY_RESPONSES, type GatewayResponseSpec } from '../../lib/api-gateway/gateway-responses.js';
+import { ANSWER_HEADERS, GATEWAY_RATE_LIMIT_HEADERS } from '../../lib/http/answer-headers.js';
 import { constructIdOf } from './construct-id.js';
 
 /**

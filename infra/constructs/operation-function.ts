@@ -15,7 +15,7 @@ import { API_STAGE_NAME, type Stage } from '../../lib/stacks.js';
 import { ApiFunction, type FunctionConcurrencyProps, type FunctionLogProps, PROJECT_ROOT } from './api-function.js';
 
 /** The module an idempotent route's function loads from a file of its own (api-function.ts, separate modules). */
-export const IDEMPOTENCY_UTILITY = path.join(PROJECT_ROOT, 'lib/http/idempotency-utility.mts');
+export const IDEMPOTENCY_UTILITY = path.join(PROJECT_ROOT, 'lib/idempotency/utility.mts');
 
 /** What every operation of a stage is told, whichever route it serves. */
 export interface OperationSettings {

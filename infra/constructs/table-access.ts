@@ -7,8 +7,8 @@ import type { TableId } from '../../lib/dynamo/tables.js';
 import type { Access } from '../../lib/routes.js';
 
 export const TABLE_ACTIONS: Readonly<Record<TableId, Partial<Record<Access, readonly string[]>>>> = {
-  // listCategories queries the CATEGORY partition; createCategory is one TransactWriteItems of an Update (the id
-  // counter) and two conditional Puts, and IAM checks each part's own action (no ConditionCheck part is used); a new
+  // listCategories queries the CATEGORY partition; createCategory is one TransactWriteItems of two Updates (the id
+  // counter, the creator's count) and three conditional Puts (the category, its two name reservations), and IAM checks each part's own action (no ConditionCheck part is used); a new
   // instance first reads the id counter with GetItem.
   // Writes here and on the counters come with GetItem: every conditional write asks for the item back when its
   // condition fails (ReturnValuesOnConditionCheckFailure), which is a read of that item. Nobody here can deploy to
@@ -29,7 +29,7 @@ export const TABLE_ACTIONS: Readonly<Record<TableId, Partial<Record<Access, read
     read: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'],
     write: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
   },
-  // Powertools' DynamoDBPersistenceLayer: a conditional PutItem claims a key, UpdateItem stores the answer, DeleteItem
+  // The idempotency records (lib/idempotency/records.ts): a conditional PutItem claims a key, UpdateItem stores the answer, DeleteItem
   // releases a key whose request failed (so a retry runs again), and GetItem reads a record the failed Put did not
   // return. Only a route that takes an Idempotency-Key declares this table.
   idempotency: {

@@ -9,7 +9,7 @@
  *    body, the contract's limit exactly (pinned in `associationConfig`, the only size without an extra fee), and
  *    with oversize handling MATCH a longer body matches unread. The rule blocks without a custom response, so
  *    API Gateway answers with its WAF_FILTERED gateway response ("the gateway response when a request is blocked
- *    by AWS WAF"), which is the 413 in the Error shape with X-Request-Id (lib/http/gateway-responses.ts). A WAF custom
+ *    by AWS WAF"), which is the 413 in the Error shape with X-Request-Id (lib/api-gateway/gateway-responses.ts). A WAF custom
  *    response could not carry the request id; it would take precedence over the gateway response, which is why
  *    this is the only rule without one.
  * 2. **Rate of requests without a key.** One IP may send at most `ratePer5Minutes` requests in 5 minutes that carry
@@ -26,13 +26,9 @@
  */
 import { CfnIPSet, CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
+import { WAF_RATE_WINDOW_SECONDS, WEB_ACL_RESPONSES } from '../../lib/api-gateway/gateway-responses.js';
 import { wellFormedKeyPattern } from '../../lib/auth/keys.js';
-import {
-  ANSWER_HEADERS,
-  GATEWAY_RATE_LIMIT_HEADERS,
-  WAF_RATE_WINDOW_SECONDS,
-  WEB_ACL_RESPONSES,
-} from '../../lib/http/gateway-responses.js';
+import { ANSWER_HEADERS, GATEWAY_RATE_LIMIT_HEADERS } from '../../lib/http/answer-headers.js';
 import { MAX_BODY_BYTES } from '../../lib/http/json-body.js';
 import type { Stage } from '../../lib/stacks.js';
 import { ADDRESS_RATE_WINDOW_SECONDS } from '../../lib/usage-plans.js';

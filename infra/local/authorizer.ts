@@ -6,9 +6,9 @@
  */
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import * as v from 'valibot';
+import type { GatewayResponseType } from '../../lib/api-gateway/gateway-responses.js';
 import { localConfig } from '../../lib/config.js';
 import { FUNCTION_SETTINGS } from '../../lib/function-settings.js';
-import type { GatewayResponseType } from '../../lib/http/gateway-responses.js';
 import { gatewayLog } from '../../lib/log.js';
 import { authorizerEvent } from './events.js';
 
@@ -44,7 +44,7 @@ export const AUTHORIZER_TIMEOUT_MS = FUNCTION_SETTINGS.authorizerTimeoutSeconds 
  * consistently outside AWS's docs) is the same for a thrown error, a timeout and an invalid output: a 500 with
  * x-amzn-ErrorType: AuthorizerConfigurationException, logged as "Execution failed due to configuration error:
  * Authorizer error", i.e. AUTHORIZER_CONFIGURATION_ERROR; that is what is modelled here. Both 500 types are mapped to
- * 503 in lib/http/gateway-responses.ts, so either way the client gets SERVICE_UNAVAILABLE with Retry-After.
+ * 503 in lib/api-gateway/gateway-responses.ts, so either way the client gets SERVICE_UNAVAILABLE with Retry-After.
  */
 export class AuthorizerInvocationError extends Error {
   constructor(

@@ -11,7 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { config, localConfig } from '../../lib/config.js';
-import { ANSWER_HEADERS, GATEWAY_RATE_LIMIT_HEADERS } from '../../lib/http/gateway-responses.js';
+import { ANSWER_HEADERS, GATEWAY_RATE_LIMIT_HEADERS } from '../../lib/http/answer-headers.js';
 import { buildOpenApiDocument } from '../../lib/openapi/document.js';
 import { API_STAGE_NAME } from '../../lib/stacks.js';
 import type { GatewayOptions } from './gateway.js';

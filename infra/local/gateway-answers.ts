@@ -1,12 +1,7 @@
 /** The local gateway's own answers, from the same table the CDK stack turns into gateway responses. */
 import { type ServerResponse, STATUS_CODES } from 'node:http';
-import {
-  ANSWER_HEADERS,
-  GATEWAY_RATE_LIMIT_HEADERS,
-  GATEWAY_RESPONSES,
-  type GatewayResponseType,
-  WEB_ACL_RESPONSES,
-} from '../../lib/http/gateway-responses.js';
+import { GATEWAY_RESPONSES, type GatewayResponseType, WEB_ACL_RESPONSES } from '../../lib/api-gateway/gateway-responses.js';
+import { ANSWER_HEADERS, GATEWAY_RATE_LIMIT_HEADERS } from '../../lib/http/answer-headers.js';
 
 function gatewayAnswer(type: GatewayResponseType, requestId: string, message?: string) {
   const spec = GATEWAY_RESPONSES[type];

@@ -5,7 +5,7 @@
  */
 
 import * as v from 'valibot';
-import type { GatewayResponseType, WEB_ACL_RESPONSES } from '../../lib/http/gateway-responses.js';
+import type { GatewayResponseType, WEB_ACL_RESPONSES } from '../../lib/api-gateway/gateway-responses.js';
 import { PlanSchema } from '../../lib/plans.js';
 import { usagePlanFor } from '../../lib/usage-plans.js';
 import type { AuthOutcome } from './authorizer.js';

@@ -19,7 +19,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { isBinaryMediaType } from '../../lib/http/binary-media-types.js';
+import { isBinaryMediaType } from '../../lib/api-gateway/binary-media-types.js';
 import { gatewayLog } from '../../lib/log.js';
 import { API_STAGE_NAME } from '../../lib/stacks.js';
 import { authorize } from './authorizer.js';
@@ -135,7 +135,7 @@ export async function handleRequest(
     query: [...url.searchParams],
     pathParameters: match.pathParameters,
     // Text bodies are decoded as a decoder does, bytes that are not UTF-8 becoming U+FFFD: what API Gateway does
-    // with them is not documented, which is why every type is binary (lib/http/binary-media-types.ts).
+    // with them is not documented, which is why every type is binary (lib/api-gateway/binary-media-types.ts).
     body: body.length ? body.toString(binary ? 'base64' : 'utf8') : null,
     isBase64Encoded: binary,
     requestId,

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
-import type { GatewayResponseType } from '../../lib/http/gateway-responses.js';
+import type { GatewayResponseType } from '../../lib/api-gateway/gateway-responses.js';
 import { rawGatewayResponse } from './gateway-answers.js';
 
 /**

@@ -6,9 +6,9 @@
  * first, then the stage's per-method limits). AWS applies all of them on a best-effort basis; this model is exact.
  */
 import { BlockList, isIPv6 } from 'node:net';
+import { WAF_RATE_WINDOW_SECONDS } from '../../lib/api-gateway/gateway-responses.js';
 import { wellFormedKeyPattern } from '../../lib/auth/keys.js';
 import type { CdkJsonStage } from '../../lib/cli/cdk-json.js';
-import { WAF_RATE_WINDOW_SECONDS } from '../../lib/http/gateway-responses.js';
 import type { Stage } from '../../lib/stacks.js';
 import { ADDRESS_RATE_WINDOW_SECONDS, type UsagePlanSpec } from '../../lib/usage-plans.js';
 

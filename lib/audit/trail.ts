@@ -1,8 +1,15 @@
 /**
- * The audit trail of the admin CLI: every change it makes (a plan set, a key created, rolled or revoked, a customer
- * suspended or resumed, a ban lifted, a category renamed or deleted), who made it, when, and what changed from what.
- * Never a key or a key hash: keys appear by their public keyId. One item per change in the audit table, by customer
- * and time:
+ * The audit trail of the admin CLI: every change it makes, who made it, when, and what changed from what. Never a
+ * key or a key hash: keys appear by their public keyId. One item per change in the audit table, by customer and time.
+ * Only the CLI reads or writes the table; no function is granted it.
+ */
+import { randomUUID } from 'node:crypto';
+import { type DynamoDBDocumentClient, PutCommand, QueryCommand, type QueryCommandOutput, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import type { TransactItem } from '../auth/admin-change.js';
+
+/**
+ * The changes recorded. An item is
  *   { customerId, sk: "<ISO time>#<random>", at, actor, action, keyId?, categoryId?, changes: { <field>: { from, to } },
  *     reason? }
  * A category's change is recorded under the customer that created it, so `audit --customer C` shows what was done to
@@ -10,13 +17,8 @@
  *
  * A record is written in the same transaction as the change it records (lib/auth/admin-change.ts, `also`): no change
  * without its record, no record without its change. The exception is `unban`, whose write belongs to the rate
- * limiter: its record follows it. Only the CLI reads or writes the table; no function is granted it.
+ * limiter: its record follows it.
  */
-import { randomUUID } from 'node:crypto';
-import { type DynamoDBDocumentClient, PutCommand, QueryCommand, type QueryCommandOutput, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import * as v from 'valibot';
-import type { TransactItem } from '../auth/admin-change.js';
-
 export const AUDIT_ACTIONS = [
   'plan-change',
   'key-create',
@@ -150,5 +152,3 @@ export function auditTrail(db: DynamoDBDocumentClient, table: string, actor: str
     },
   };
 }
-
-export type AuditTrail = ReturnType<typeof auditTrail>;

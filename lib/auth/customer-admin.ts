@@ -159,5 +159,3 @@ export function customerAdmin(db: DynamoDBDocumentClient, tables: Pick<AuthTable
     },
   };
 }
-
-export type CustomerAdmin = ReturnType<typeof customerAdmin>;

@@ -170,5 +170,3 @@ export function keyAdmin(db: DynamoDBDocumentClient, tables: AuthTables) {
     },
   };
 }
-
-export type KeyAdmin = ReturnType<typeof keyAdmin>;

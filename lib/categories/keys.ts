@@ -1,6 +1,9 @@
 /**
- * The items of the categories table, by key. One table holds them all, so that one transaction covers every item a
- * change touches:
+ * The items of the categories table, by key: one table holds them all, so that one transaction covers every item a
+ * change touches. The names' keys are names.ts's.
+ */
+/**
+ * The items:
  *   { pk: "COUNTER", sk: 0, lastId, deletedCount? } the last id handed out, and how many categories were deleted
  *   { pk: "CATEGORY", sk: <id>, id, name, description?, createdBy?, createdAt }
  *                                                    a category; a Query on pk lists them in id order
@@ -11,7 +14,7 @@
  *   { pk: "CREATOR#<customerId>", sk: 0, held }      how many categories a customer created and still holds
  * Both name reservations are written, so that the release before this one, which knows NAME# alone, still sees every
  * name taken while it runs beside this one during a rollout, or again after a rollback. Categories created before
- * `createdBy` existed have no creator and count against no customer's allowance. The names' keys are names.ts's.
+ * `createdBy` existed have no creator and count against no customer's allowance.
  */
 export const COUNTER_KEY = { pk: 'COUNTER', sk: 0 } as const;
 export const CATEGORY_PK = 'CATEGORY';

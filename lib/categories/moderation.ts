@@ -2,14 +2,6 @@
  * What operators do with categories through the admin CLI: list them with their creators, rename one, delete one,
  * and reserve every stored name under the uniqueness rule (the upgrade step for categories stored before it). No
  * function imports this module; the functions' reads and creates are store.ts's.
- *
- * Every change is one TransactWriteItems, guarded on the category as the CLI read it and holding the audit record
- * passed in `also`, like the admin's other changes (lib/auth/admin-change.ts). A reservation is removed only by
- * the category that holds it: a rename or delete racing a create of the same name leaves exactly one holder, since
- * the create's conditional Put and the delete's conditional Delete of that reservation cannot both succeed out of
- * order. A deleted category's id stays handed out (the counter never goes back), and the counter's deletedCount
- * rises by one, which gives its place back under the environment's cap; its creator's count falls by one, which
- * gives it back under the creator's allowance.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
@@ -28,8 +20,6 @@ export interface StoredCategory {
   createdBy: string | null;
   createdAt: string | null;
 }
-
-export class CategoryNotFound extends Error {}
 
 /** Names that are one name under the rule, held by more than one stored category. */
 export interface NameCollision {
@@ -68,6 +58,15 @@ const storedOf = (item: Record<string, unknown>): StoredCategory => ({
   createdAt: typeof item.createdAt === 'string' ? item.createdAt : null,
 });
 
+/**
+ * Every change is one TransactWriteItems, guarded on the category as the CLI read it and holding the audit record
+ * passed in `also`, like the admin's other changes (lib/auth/admin-change.ts). A reservation is removed only by
+ * the category that holds it: a rename or delete racing a create of the same name leaves exactly one holder, since
+ * the create's conditional Put and the delete's conditional Delete of that reservation cannot both succeed out of
+ * order. A deleted category's id stays handed out (the counter never goes back), and the counter's deletedCount
+ * rises by one, which gives its place back under the environment's cap; its creator's count falls by one, which
+ * gives it back under the creator's allowance.
+ */
 export function categoryModeration(db: DynamoDBDocumentClient, table: string) {
   /** The category holding each reservation among `keys` (none: unreserved), read consistently. */
   async function holders(keys: readonly ItemKey[]): Promise<Map<string, number>> {
@@ -245,5 +244,3 @@ export function categoryModeration(db: DynamoDBDocumentClient, table: string) {
 
   return { list, get, rename, remove, reserveNames };
 }
-
-export type CategoryModeration = ReturnType<typeof categoryModeration>;

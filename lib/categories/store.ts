@@ -2,8 +2,7 @@
  * What createCategory does: create a category, in one transaction over every item it touches (keys.ts). The
  * counter moves from n to n+1 only if the name is free under both reservations, the creator is within its allowance
  * and the category is written, so ids are never reused, nothing is ever half-written, and neither the environment's
- * cap nor a customer's allowance can be passed by racing creates. Listing is list.ts's (here too, for callers that
- * do both); the operators' changes (rename, delete) are moderation.ts's. Built like every store: a factory over a
+ * cap nor a customer's allowance can be passed by racing creates. Listing is list.ts's; the operators' changes (rename, delete) are moderation.ts's. Built like every store: a factory over a
  * document client and the table's name.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
@@ -14,7 +13,6 @@ import { config } from '../config.js';
 import { type RetryPolicy, retrying } from '../dynamo/backoff.js';
 import { CategoryContention, CategoryExists, CategoryLimitReached } from './errors.js';
 import { COUNTER_KEY, categoryKey, creatorKey } from './keys.js';
-import { categoryList } from './list.js';
 import { foldedReservationKey, legacyReservationKey } from './names.js';
 import { CATEGORY_CAP, type Category, type NewCategory } from './schema.js';
 
@@ -191,7 +189,5 @@ export function categoryStore(db: DynamoDBDocumentClient, table: string, options
     }
   }
 
-  return { list: categoryList(db, table).list, create, prepare };
+  return { create, prepare };
 }
-
-export type CategoryStore = ReturnType<typeof categoryStore>;

@@ -7,7 +7,7 @@
  */
 import * as v from 'valibot';
 import { CategorySchema } from '../categories/schema.js';
-import { IDEMPOTENCY_KEY_HEADER } from '../http/idempotency-names.js';
+import { IDEMPOTENCY_KEY_HEADER } from '../idempotency/names.js';
 import { RateLimitStatusSchema } from '../rate-limit/schema.js';
 import { PetStoreBannedError, PetStoreError, PetStoreNetworkError, PetStoreQuotaError, PetStoreResponseError } from './errors.js';
 import { type CallOptions, type CreateOptions, type PetStoreClientOptions, type Settings, settingsOf } from './options.js';

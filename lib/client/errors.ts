@@ -4,7 +4,7 @@
  * answer at all (the network, a timeout) is `PetStoreNetworkError`, and an answer the contract does not allow is
  * `PetStoreResponseError`.
  */
-import type { ErrorCode } from '../http/errors.js';
+import type { ErrorCode } from '../http/error-codes.js';
 
 export interface ErrorDetails {
   /** X-Request-Id of the answer: quote it when reporting a problem. */

@@ -3,9 +3,6 @@
  * `RateLimit-Policy` (limit, window length) and `RateLimit` (remaining, seconds to reset), the tightest window from
  * `X-RateLimit-*`, and a ban. Resets are kept as times on the client's own clock (the time the answer arrived plus
  * the seconds it gave), so a client whose clock differs from the server's still waits the right time.
- *
- * `blockedUntil()` says until when a request that counts is certain to be refused: a window with nothing left
- * once the requests still in flight are counted, or a ban.
  */
 
 export type WindowName = 'minute' | 'day';
@@ -60,6 +57,10 @@ const wholeNumber = (value: string | null): number | undefined =>
 /** Two readings of one window belong to the same period when their resets are less than half a window apart. */
 const samePeriod = (a: WindowState, b: WindowState) => Math.abs(a.resetAt - b.resetAt) < (a.windowSeconds * 1000) / 2;
 
+/**
+ * `blockedUntil()` says until when a request that counts is certain to be refused: a window with nothing left
+ * once the requests still in flight are counted, or a ban.
+ */
 export class RateLimitTracker {
   #state: RateLimitState = {};
   /** Requests that count, sent and not yet answered. */

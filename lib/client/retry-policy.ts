@@ -4,11 +4,8 @@
  * IDEMPOTENCY_IN_PROGRESS (the IETF draft's one error that needs no correction: the first request's answer comes
  * on a retry), and no answer at all (a network failure, an attempt timeout), which is safe because every create
  * carries an Idempotency-Key. Never retried: API_KEY_TEMPORARILY_BANNED, any other 4xx, and 500.
- *
- * The wait is Retry-After when the answer has one; otherwise exponential backoff with full jitter
- * (AWS Architecture Blog, "Exponential Backoff And Jitter"): a random time between 0 and min(cap, base × 2^n).
  */
-import type { ErrorCode } from '../http/errors.js';
+import type { ErrorCode } from '../http/error-codes.js';
 
 export interface BackoffOptions {
   /** The first retry waits up to this long (ms). @default 200 */
@@ -26,6 +23,10 @@ export function isRetried(status: number, code: ErrorCode): boolean {
 }
 
 /** Full jitter: uniformly random in [0, min(cap, base × 2^retry)), retry counting from 0. */
+/**
+ * The wait is Retry-After when the answer has one; otherwise exponential backoff with full jitter
+ * (AWS Architecture Blog, "Exponential Backoff And Jitter"): a random time between 0 and min(cap, base × 2^n).
+ */
 export function backoffMs(retry: number, random: () => number, { baseMs = 200, capMs = 10_000 }: BackoffOptions = {}): number {
   return Math.floor(random() * Math.min(capMs, baseMs * 2 ** retry));
 }

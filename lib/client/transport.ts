@@ -4,8 +4,8 @@
  * does those around it.
  */
 import * as v from 'valibot';
-import { type ErrorCode, isErrorCode } from '../http/errors.js';
-import { REPLAYED_HEADER } from '../http/idempotency-names.js';
+import { type ErrorCode, isErrorCode } from '../http/error-codes.js';
+import { REPLAYED_HEADER } from '../idempotency/names.js';
 import { PetStoreBannedError, PetStoreError, PetStoreNetworkError } from './errors.js';
 import type { Settings } from './options.js';
 import { retryAfterMs } from './retry-policy.js';

@@ -7,7 +7,7 @@ import type * as v from 'valibot';
 import type { CategorySchema, NewCategorySchema } from '../categories/schema.js';
 import type { RateLimitStatusSchema } from '../rate-limit/schema.js';
 
-export type { ErrorBody, ErrorCode } from '../http/errors.js';
+export type { ErrorBody, ErrorCode } from '../http/error-codes.js';
 export type { Plan } from '../plans.js';
 
 export type NewCategory = v.InferInput<typeof NewCategorySchema>;

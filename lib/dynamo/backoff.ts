@@ -4,10 +4,6 @@
  * `fullJitter` too); it does not retry a transaction cancelled by a condition or a conflict, a plain write refused
  * because a transaction holds the item, or BatchGetItem's unprocessed keys, which are an answer, not an error.
  * Those loops call `retrying`, each with its own constants, kept beside it with why.
- *
- * The wait before retry r (r = 1 before the second attempt) is random below min(capMs, baseMs × 2^(r-1)): "full
- * jitter", which spreads retriers that failed together best (AWS Architecture Blog, "Exponential Backoff And
- * Jitter"), and the SDK's own formula.
  */
 
 export interface Backoff {
@@ -30,6 +26,11 @@ export interface RetryPolicy extends Backoff {
 }
 
 /** The wait before retry `retry` (from 1): random below min(cap, base × 2^(retry-1)). */
+/**
+ * The wait before retry r (r = 1 before the second attempt) is random below min(capMs, baseMs × 2^(r-1)): "full
+ * jitter", which spreads retriers that failed together best (AWS Architecture Blog, "Exponential Backoff And
+ * Jitter"), and the SDK's own formula.
+ */
 export function fullJitter(backoff: Backoff, retry: number): number {
   return Math.random() * Math.min(backoff.capMs, backoff.baseMs * 2 ** (retry - 1));
 }

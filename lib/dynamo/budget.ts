@@ -3,9 +3,6 @@
  * may take to connect and to be answered, and the longest wait between attempts. A DynamoDB that accepts
  * connections and never answers must make the function give up well inside its Lambda timeout, so that the
  * client gets the contract's 503 with Retry-After rather than API Gateway's 5xx for a function Lambda killed.
- *
- * The worst case counts every attempt as connection timeout plus request timeout. In @smithy/node-http-handler the
- * request timer already runs from the start of the attempt, connection included, so this over-counts: headroom.
  */
 import { FUNCTION_SETTINGS } from '../function-settings.js';
 
@@ -46,12 +43,16 @@ export function maxTotalBackoffMs(budget: DynamoBudget): number {
   return (budget.attempts - 1) * budget.maxBackoffMs;
 }
 
-/** The longest one DynamoDB call can take before the client gives up with an error. */
+/** @internal The longest one DynamoDB call can take before the client gives up with an error. */
+/**
+ * The worst case counts every attempt as connection timeout plus request timeout. In @smithy/node-http-handler the
+ * request timer already runs from the start of the attempt, connection included, so this over-counts: headroom.
+ */
 export function worstCaseWaitMs(budget: DynamoBudget): number {
   return budget.attempts * (budget.connectionTimeoutMs + budget.requestTimeoutMs) + maxTotalBackoffMs(budget);
 }
 
-/** What the worst case may be for a kind of function: BUDGET_SHARE_OF_TIMEOUT of its Lambda timeout. */
+/** @internal What the worst case may be for a kind of function: BUDGET_SHARE_OF_TIMEOUT of its Lambda timeout. */
 export function allowedWaitMs(kind: FunctionKind): number {
   return LAMBDA_TIMEOUT_MS[kind] * BUDGET_SHARE_OF_TIMEOUT;
 }

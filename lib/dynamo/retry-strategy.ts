@@ -1,11 +1,6 @@
 /**
  * The SDK's standard retry strategy (which errors are retried, its retry quota that stops retrying during an
  * outage) with every wait between attempts bounded by the budget's maxBackoffMs.
- *
- * Left alone, the SDK waits a random time below min(base × 2^retry, 20 s), with a base of 50 ms, or 1 s after a
- * throttling error; and when a response carries Retry-After or x-amz-retry-after it waits for that hint, up to
- * 5 s longer than its own backoff (@smithy/core, retry/util-retry/StandardRetryStrategy.js). Neither bound fits a
- * Lambda budget, so the backoff here is capped, and the hint (DynamoDB does not send one) is not followed.
  */
 import { StandardRetryStrategy } from '@smithy/core/retry';
 import type { RetryErrorInfo, StandardRetryBackoffStrategy, StandardRetryToken } from '@smithy/types';
@@ -35,6 +30,12 @@ class BudgetRetryStrategy extends StandardRetryStrategy {
   }
 }
 
+/**
+ * Left alone, the SDK waits a random time below min(base × 2^retry, 20 s), with a base of 50 ms, or 1 s after a
+ * throttling error; and when a response carries Retry-After or x-amz-retry-after it waits for that hint, up to
+ * 5 s longer than its own backoff (@smithy/core, retry/util-retry/StandardRetryStrategy.js). Neither bound fits a
+ * Lambda budget, so the backoff here is capped, and the hint (DynamoDB does not send one) is not followed.
+ */
 export function budgetRetryStrategy(budget: DynamoBudget): StandardRetryStrategy {
   return new BudgetRetryStrategy({ maxAttempts: budget.attempts, backoff: new CappedBackoff(budget.maxBackoffMs) });
 }

@@ -7,8 +7,8 @@
 import * as v from 'valibot';
 import { authorizationValues, REPEATED_AUTHORIZATION_MESSAGE } from '../auth/authorization-header.js';
 import { type AuthContext, AuthContextSchema } from '../auth/context.js';
-import { HttpError } from './errors.js';
-import { BEARER_CHALLENGE, INVALID_TOKEN_CHALLENGE } from './gateway-responses.js';
+import { BEARER_CHALLENGE, INVALID_TOKEN_CHALLENGE } from './answer-headers.js';
+import { HttpError } from './error-codes.js';
 import type { ApiEvent } from './response.js';
 
 export function callerOf(event: ApiEvent): AuthContext {

@@ -6,17 +6,17 @@
  * X-Request-Id.
  */
 import type { Route } from '../routes.js';
-import { ANSWER_HEADERS, GATEWAY_RATE_LIMIT_HEADERS } from './gateway-responses.js';
-import { errorResult, toHttpError } from './http-errors.js';
+import { ANSWER_HEADERS, GATEWAY_RATE_LIMIT_HEADERS } from './answer-headers.js';
 import type { ApiResult, Result } from './response.js';
 import { routeHeaders } from './route-headers.js';
+import { errorAnswer } from './to-http-error.js';
 
 /** How a request ended: with a result of the operation, or with an error of any step. */
-export type Outcome = { result: Result } | { error: unknown };
+export type Ending = { result: Result } | { error: unknown };
 
 /** `rateLimit`: this request's rate-limit headers, once admission has decided; none before (a 401, a failed count). */
-export function finish(route: Route, requestId: string, outcome: Outcome, rateLimit: Readonly<Record<string, string>> = {}): ApiResult {
-  const { status, body, headers } = 'result' in outcome ? outcome.result : errorResult(toHttpError(outcome.error, requestId));
+export function finish(route: Route, requestId: string, ending: Ending, rateLimit: Readonly<Record<string, string>> = {}): ApiResult {
+  const { status, body, headers } = 'result' in ending ? ending.result : errorAnswer(ending.error, requestId);
   return {
     statusCode: status,
     headers: {

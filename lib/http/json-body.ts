@@ -1,27 +1,17 @@
 /**
- * The request body of a route that takes one, read once: checked in the order a client fixes things, size (413),
- * presence (400), media type and charset (415, see media-type.ts), UTF-8 (400 MALFORMED_JSON); then parsed by
- * @middy/http-json-body-parser (JSON syntax: 400 MALFORMED_JSON, mapped in http-errors.ts); then the route's schema
- * (400 VALIDATION_FAILED naming the field; a string that is not well-formed Unicode is refused there too). Between
- * the UTF-8 check and the parser, a text that nests arrays and objects more than 32 levels deep is refused
- * (VALIDATION_FAILED) by a scan that neither recurses nor parses (json-depth.ts): no body of any bytes reaches a
- * walk deep enough to overflow the stack. Headers are already lower-cased by @middy/http-header-normalizer.
- *
- * The checks that need the raw bytes run before the parser, which is why it is called from here rather than used as
- * a middleware: they answer before it, and every body error comes after admission (a request with a bad body counts).
- *
- * The deployed API lists every media type as binary (BINARY_MEDIA_TYPES), so API Gateway hands the body over as
- * the client's bytes, base64-encoded, and invalid UTF-8 is seen here rather than replaced on the way. A body passed
- * as text (isBase64Encoded false: handler tests, or an API without that setting) is checked as the string it is.
+ * The request body of a route that takes one, read once, in the order a client fixes things: size (413), presence,
+ * media type and charset (415, media-type.ts), strict UTF-8, nesting depth (json-depth.ts), JSON syntax through
+ * @middy/http-json-body-parser (400 MALFORMED_JSON), then the route's schema (400 VALIDATION_FAILED). Its errors
+ * are answered after admission, so a bad body is counted.
  */
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { Context } from 'aws-lambda';
-import type { ErrorCode } from './errors.js';
-import { HttpError } from './errors.js';
-import { forbiddenJsonKey } from './http-errors.js';
+import type { ErrorCode } from './error-codes.js';
+import { HttpError } from './error-codes.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
 import { checkBodyMediaType, JSON_MEDIA_TYPE } from './media-type.js';
 import type { ApiEvent } from './response.js';
+import { forbiddenJsonKey } from './to-http-error.js';
 import { type BodySchema, validateBody } from './validation.js';
 
 export const MAX_BODY_BYTES = 16 * 1024;

@@ -3,9 +3,6 @@
  * no parsing, so that neither this check nor JSON.parse after it ever meets a pathological depth. (V8's JSON.parse
  * itself is iterative, but a reviver, such as the body parser's `__proto__` guard, is called by a recursive walk
  * that overflows the stack a few thousand levels down, and so would any recursive walk over the value.)
- *
- * Brackets inside strings do not count; a backslash escapes the next character of a string. The text need not be
- * valid JSON: a text that opens more than the limit is refused whatever follows, before the parser sees it.
  */
 
 /** Arrays and objects inside each other that a request body may hold: `{"name":"Dog"}` is 1 level deep. */
@@ -17,6 +14,10 @@ const OPENERS = new Set([0x5b, 0x7b]); // [ {
 const CLOSERS = new Set([0x5d, 0x7d]); // ] }
 
 /** True when `text` opens more than `limit` arrays and objects inside each other. */
+/**
+ * Brackets inside strings do not count; a backslash escapes the next character of a string. The text need not be
+ * valid JSON: a text that opens more than the limit is refused whatever follows, before the parser sees it.
+ */
 export function nestsDeeperThan(text: string, limit: number = MAX_JSON_DEPTH): boolean {
   let depth = 0;
   let inString = false;

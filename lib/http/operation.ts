@@ -1,26 +1,18 @@
 /**
- * An operation's Lambda handler from its route definition: every handler in functions/ is `operation(route, …)`.
- * Middy keeps what it is good at: the Lambda context on log lines, header names lower-cased, and a timeout before
- * Lambda's. Everything else is the request path of pipeline.ts, one function.
- *
- * What a handler file gives is typed by its route: the body its handler gets and the success body it returns, the
- * usage of a peek route, and for an idempotent route the runner (`idempotentRunner(route)`, idempotency.ts), which no
- * other route may be given. A file that disagrees with its route does not compile. The runner comes from the handler
- * file rather than from here so that only the functions of idempotent routes carry the idempotency library.
- *
- * The rate limiter is the process's one (process-limiter.ts), built at the function's cold start, so its memory of
- * refused customers serves every operation the process runs.
+ * An operation's Lambda handler from its route: every handler in functions/ is `operation(route, …)`, typed by its
+ * route (body, success, a peek route's usage, an idempotent route's runner). Middy keeps the Lambda context on log
+ * lines, header names lower-cased and a timeout before Lambda's; the rest is pipeline.ts.
  */
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { Context } from 'aws-lambda';
 import type { AuthContext } from '../auth/context.js';
+import type { IdempotentRunner } from '../idempotency/key.js';
 import { logContext } from '../log.js';
 import type { UsageSnapshot } from '../rate-limit/limiter.js';
 import { processRateLimiter } from '../rate-limit/process-limiter.js';
 import type { Quota, Route } from '../routes.js';
-import type { IdempotentRunner } from './idempotency-key.js';
-import { type RequestInput, requestPath } from './pipeline.js';
+import { type RequestInput, requestPath, type Steps } from './pipeline.js';
 import type { ApiEvent, ApiResult } from './response.js';
 
 /**
@@ -47,6 +39,8 @@ interface Definition<TQuota extends Quota, TBody, TSuccess> {
    * must not throw.
    */
   prepare?: () => void;
+  /** A route with a body: the step that reads it, `requestBody` (json-body.ts), so that no other bundle carries it. */
+  readBody?: Steps['readBody'];
 }
 
 /** An idempotent route's handler file hands over its runner: `idempotentRunner(route)` (idempotency.ts). */
@@ -82,12 +76,12 @@ export function operation<TQuota extends Quota, TBody, TIdempotent extends boole
   // Typed by the route alone: a handler returning what its route does not answer is an error, not another type.
   given: NoInfer<OperationDefinition<TQuota, TBody, TIdempotent, TSuccess>>,
 ) {
-  const { handle, prepare, idempotency } = definitionOf(given);
+  const { handle, prepare, idempotency, readBody } = definitionOf(given);
   const { respond, backstop } = requestPath(
     route,
     // The request path has checked what the route declares (the body against its schema, a peek route's usage), but
     // TypeScript cannot follow a route's quota and body schema to the input it builds.
-    { handle: handle as (input: RequestInput) => Promise<TSuccess>, prepare, idempotency },
+    { handle: handle as (input: RequestInput) => Promise<TSuccess>, prepare, idempotency, readBody },
     processRateLimiter(),
   );
   return middy<ApiEvent, ApiResult, Error, Context>({ timeoutEarlyInMillis: TIMEOUT_EARLY_MS })

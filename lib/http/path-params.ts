@@ -1,7 +1,7 @@
 /** The path parameters of a route with any: each checked by its schema (400 VALIDATION_FAILED naming it). */
 import * as v from 'valibot';
 import type { ParamsSchema } from '../routes.js';
-import { HttpError } from './errors.js';
+import { HttpError } from './error-codes.js';
 import type { ApiEvent } from './response.js';
 
 export function pathParams(schema: ParamsSchema, event: ApiEvent): Record<string, string> {

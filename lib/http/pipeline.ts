@@ -1,34 +1,24 @@
 /**
- * The request path of every operation, in one function that reads top to bottom (`respond`): the caller → (routes
- * that give one) `prepare`, started and not awaited → admission, with the operation alongside where the route only
- * reads → parameters, Idempotency-Key and body, each read once → (deprecated routes) the call logged, 410 after the
- * sunset → the handler, inside the idempotency runner for a request with a key → `finish`, which builds every
- * answer. The steps are modules of their own that know nothing of each other; the order is this function's.
- *
- * What does not wait for a round trip does not delay one: the input of an operation that waits for admission is read
- * while the count is in flight, and the decision's metric is written while the operation's own call is. On a new instance these are a few milliseconds of
- * CPU (the schema's first run, Metrics' first line) that a create would otherwise add to its latency. Neither
- * changes what is answered: a refusal still wins over a bad body, and a bad body is still counted and answered after
- * admission.
- *
- * Middy keeps what it is good at around it (operation.ts): the Lambda context for log lines, header names
- * lower-cased, and the timeout before Lambda's. That timeout ends `respond` from outside, so `backstop`, its onError,
- * answers through the same `finish` with what the request had got to: the admission in flight is kept here, by
- * event, for it. */
+ * The request path of every operation in one function, `respond`, read top to bottom: the caller, `prepare`,
+ * admission (a read-only operation alongside the count), parameters, Idempotency-Key and body, the deprecation
+ * check, the handler (under a key's runner), `finish`. The order is this function's alone. `backstop`, Middy's
+ * onError, answers a request Middy's timeout ended through the same `finish`.
+ */
 import type middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import type { AuthContext } from '../auth/context.js';
+import type { IdempotentRunner } from '../idempotency/key.js';
 import type { RateLimiter, UsageSnapshot } from '../rate-limit/limiter.js';
 import type { Route } from '../routes.js';
-import { admit, type Decision } from './admission.js';
 import { callerOf } from './caller.js';
-import { deprecatedCall } from './deprecation.js';
-import { finish, type Outcome } from './finish.js';
-import { errorResult, toHttpError } from './http-errors.js';
-import { type IdempotentRunner, idempotencyKeyOf } from './idempotency-key.js';
-import { type RequestBody, requestBody } from './json-body.js';
+import { admit, type Decision } from './decision.js';
+import { type Ending, finish } from './finish.js';
+import type { RequestBody } from './json-body.js';
 import { pathParams } from './path-params.js';
 import type { ApiEvent, ApiResult, Result } from './response.js';
+import { deprecatedCall } from './sunset.js';
+import { errorAnswer } from './to-http-error.js';
+import type { BodySchema } from './validation.js';
 
 /** What a handler is given, whatever its route (operation.ts types it per route). */
 export interface RequestInput {
@@ -46,6 +36,8 @@ export interface Steps {
   /** Read-only work started before admission, so that it overlaps the count's round trip; must not throw. */
   prepare?: () => void;
   idempotency?: IdempotentRunner;
+  /** Reads and checks a route's JSON body (json-body.ts): given by the handler file of a route with a body only. */
+  readBody?: (schema: BodySchema, event: ApiEvent, context: Context) => RequestBody;
 }
 
 /** Admissions in flight, by event: what `backstop` shows of a request that Middy's timeout ended. */
@@ -53,18 +45,12 @@ const admissions = new WeakMap<ApiEvent, Promise<Decision>>();
 
 const requestIdOf = (event: ApiEvent, context: Context) => event.requestContext?.requestId ?? context.awsRequestId;
 
-/** Work that may fail, as an outcome that never rejects: it can wait (alongside admission) without being awaited. */
-const outcomeOf = (work: Promise<Result>): Promise<Outcome> =>
+/** Work that may fail, as an ending that never rejects: it can wait (alongside admission) without being awaited. */
+const endingOf = (work: Promise<Result>): Promise<Ending> =>
   work.then(
     (result) => ({ result }),
     (error: unknown) => ({ error }),
   );
-
-/**
- * Runs `work` a turn of the event loop later, once the DynamoDB requests just started are on their way (the SDK
- * writes them in the microtasks before), so that its CPU time overlaps their round trip instead of delaying them.
- */
-const whileInFlight = <T>(work: () => T): Promise<T> => new Promise<void>((resolve) => setImmediate(resolve)).then(work);
 
 /** What the request asks of the operation, each part read once. */
 interface Input {
@@ -74,20 +60,22 @@ interface Input {
 }
 
 export function requestPath(route: Route, steps: Steps, limiter: RateLimiter) {
+  const { readBody } = steps;
+  if (route.body && !readBody) throw new Error(`${route.operationId} takes a body: its handler file gives readBody`);
   /**
    * Parameters, Idempotency-Key and body, in the order a client fixes them; their refusals wait for admission. A
    * request with a key has the runner prepare (load its library) before the body is read.
    */
   function readInput(event: ApiEvent, context: Context): Input {
     const params = route.params ? pathParams(route.params, event) : {};
-    const key = route.idempotent ? idempotencyKeyOf(event) : undefined;
+    const key = route.idempotent ? steps.idempotency?.keyOf(event) : undefined;
     if (key !== undefined) steps.idempotency?.prepare?.();
-    return { params, key, body: route.body ? requestBody(route.body, event, context) : undefined };
+    return { params, key, body: route.body && readBody ? readBody(route.body, event, context) : undefined };
   }
 
   /**
-   * The operation's result: its success, or the 4xx it refused with (which a key remembers like a success, as the
-   * IETF draft asks); a 5xx stays an error, so that nothing is remembered and a retry runs again.
+   * The operation's result: its success, or the answer to what it threw (4xx or 5xx). A key's runner remembers a
+   * 4xx like a success, as the IETF draft asks, and not a 5xx (lib/idempotency/runner.ts).
    */
   async function resultOf(handling: Promise<unknown>, requestId: string): Promise<Result> {
     try {
@@ -95,9 +83,7 @@ export function requestPath(route: Route, steps: Steps, limiter: RateLimiter) {
       if (!route.success) throw new Error(`${route.operationId} has no success answer, yet its handler returned one`);
       return { status: route.success.status, body, headers: {} };
     } catch (error) {
-      const refusal = toHttpError(error, requestId);
-      if (refusal.status >= 500) throw refusal;
-      return errorResult(refusal);
+      return errorAnswer(error, requestId);
     }
   }
 
@@ -118,12 +104,11 @@ export function requestPath(route: Route, steps: Steps, limiter: RateLimiter) {
       steps.prepare?.();
       const admitting = admit(route, caller, limiter);
       admissions.set(event, admitting.decision);
-      // An operation alongside the count reads its input at once, so that its own call starts now; any other reads
-      // it while the count is in flight. A rejected read is answered after admission, by `operate`.
-      const read = () => readInput(event, context);
-      const reading = admitting.alongside ? Promise.resolve().then(read) : whileInFlight(read);
+      // Read once the count is started (an operation alongside it starts its own call with it); a rejected read is
+      // answered after admission, by `operate`. No turn of the event loop is waited for: docs/performance.md.
+      const reading = Promise.resolve().then(() => readInput(event, context));
       reading.catch(() => undefined);
-      const alongside = admitting.alongside ? outcomeOf(operate(reading, context, caller, requestId)) : undefined;
+      const alongside = admitting.alongside ? endingOf(operate(reading, context, caller, requestId)) : undefined;
       const { refusal, headers, usage, record } = await admitting.decision;
       rateLimit = headers;
       // A refusal wins over whatever the operation alongside did.
@@ -131,9 +116,8 @@ export function requestPath(route: Route, steps: Steps, limiter: RateLimiter) {
         record();
         throw refusal;
       }
-      const operating = alongside ?? outcomeOf(operate(reading, context, caller, requestId, usage));
-      // The decision's metric is written once the operation's own call is on its way (alongside: long since).
-      await (alongside ? record() : whileInFlight(record));
+      const operating = alongside ?? endingOf(operate(reading, context, caller, requestId, usage));
+      record();
       return finish(route, requestId, await operating, rateLimit);
     } catch (error) {
       return finish(route, requestId, { error }, rateLimit);

@@ -4,7 +4,16 @@
  * the functions check. `npm run openapi` writes it to openapi.json; the local gateway serves it at
  * /v1/openapi.json with its environment's deprecation dates.
  */
+
+import { gatewayResponseTypesOf } from '../api-gateway/gateway-responses.js';
 import { type DeprecationOverrides, deprecationDates } from '../deprecation.js';
+import { ERROR_STATUS } from '../http/error-codes.js';
+import { MAX_BODY_BYTES } from '../http/json-body.js';
+import { MAX_JSON_DEPTH } from '../http/json-depth.js';
+import { JSON_MEDIA_TYPE } from '../http/media-type.js';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_KEY_RULE, REMEMBERED_SECONDS } from '../idempotency/key.js';
+import { ROUTES, type Route, type Tag } from '../routes.js';
+import type { Stage } from '../stacks.js';
 import {
   answerHeaderNames,
   GATEWAY_CODES,
@@ -13,15 +22,7 @@ import {
   onlyFromGateway,
   routeErrorCodes,
   routeOwnHeaderNames,
-} from '../http/answers.js';
-import { ERROR_STATUS } from '../http/errors.js';
-import { gatewayResponseTypesOf } from '../http/gateway-responses.js';
-import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_KEY_RULE, REMEMBERED_SECONDS } from '../http/idempotency-key.js';
-import { MAX_BODY_BYTES } from '../http/json-body.js';
-import { MAX_JSON_DEPTH } from '../http/json-depth.js';
-import { JSON_MEDIA_TYPE } from '../http/media-type.js';
-import { ROUTES, type Route, type Tag } from '../routes.js';
-import type { Stage } from '../stacks.js';
+} from './answers.js';
 import { byStatus, errorResponse, GATEWAY_ANSWER_DOCS, type Json } from './errors.js';
 import { HEADERS, headerRefs } from './headers.js';
 import { INFO_CONTACT, INFO_DESCRIPTION, INFO_LICENSE } from './info.js';
@@ -130,7 +131,7 @@ function operationObject(route: Route, overrides: DeprecationOverrides): Json {
   };
 }
 
-/** Which of API Gateway's response types answer with `status` once deployed (lib/http/gateway-responses.ts). */
+/** Which of API Gateway's response types answer with `status` once deployed (lib/api-gateway/gateway-responses.ts). */
 function gatewayTypesNote(status: number): string | undefined {
   const types = gatewayResponseTypesOf(status);
   return types.length ? `Deployed, API Gateway answers with it for ${types.map((type) => `\`${type}\``).join(', ')}.` : undefined;

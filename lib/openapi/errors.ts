@@ -3,13 +3,13 @@
  * Numbers come from their definitions (body limit, category cap), never written again here.
  */
 
+import { GATEWAY_RESPONSES } from '../api-gateway/gateway-responses.js';
 import { CATEGORY_ALLOWANCE_DEFAULT, CATEGORY_CAP } from '../categories/schema.js';
 import { withThousands } from '../format.js';
-import { RETRY_AFTER_CODES } from '../http/answers.js';
-import { ERROR_STATUS, type ErrorCode } from '../http/errors.js';
-import { GATEWAY_RESPONSES } from '../http/gateway-responses.js';
-import { CLAIM_LAPSES_AFTER_SECONDS } from '../http/idempotency-key.js';
+import { ERROR_STATUS, type ErrorCode } from '../http/error-codes.js';
 import { MAX_BODY_BYTES } from '../http/json-body.js';
+import { CLAIM_LAPSES_AFTER_SECONDS } from '../idempotency/key.js';
+import { RETRY_AFTER_CODES } from './answers.js';
 import { HEADERS, headerRefs } from './headers.js';
 
 /** A piece of the OpenAPI document. */

@@ -1,6 +1,6 @@
 /** The response headers the document describes, once each; operations reference them by name. */
 import type { JsonSchema } from '@valibot/to-json-schema';
-import { ANSWER_HEADERS, BEARER_CHALLENGE, INVALID_TOKEN_CHALLENGE } from '../http/gateway-responses.js';
+import { ANSWER_HEADERS, BEARER_CHALLENGE, INVALID_TOKEN_CHALLENGE } from '../http/answer-headers.js';
 
 export const HEADERS: Record<string, { description: string; required?: boolean; schema: JsonSchema }> = {
   'X-RateLimit-Limit': {

@@ -5,7 +5,7 @@
 import { type JsonSchema, toJsonSchema, toJsonSchemaDefs } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
 import { CategorySchema, NewCategorySchema } from '../categories/schema.js';
-import { ERROR_CODES } from '../http/errors.js';
+import { ERROR_CODES } from '../http/error-codes.js';
 import { RateLimitStatusSchema } from '../rate-limit/schema.js';
 
 /** The named schemas, by component name. */

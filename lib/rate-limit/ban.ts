@@ -1,21 +1,6 @@
 /**
  * Temporary bans (docs/api.md, "Rate limits"): when a customer's refused requests within one UTC minute reach
  * max(10, its per-minute limit), all its keys are banned for BAN_SECONDS; requests during a ban never extend it.
- *
- * Counting refusals is one write: the count of a minute is an attribute named after that minute (r<minuteStart>,
- * counter-item.ts), so `ADD` needs no condition on the counts and never races; DynamoDB serialises the additions
- * and returns each one's total. Exactly one addition moves the total from below the threshold to at or above it,
- * and only that one writes the ban (on every counter item of the customer, since each admits on its own). A refusal
- * therefore costs at most one write toward the ban, and the threshold stays exact.
- *
- * An unban removes the counts and marks the item with its time (`unbannedAtMs`, dynamo-limiter.ts). The addition's
- * one condition is that its batch began at or after that time: a batch of refusals made before the unban, written
- * after it by an instance that had them pending, fails instead of counting toward a new ban at once. Those refusals
- * still go to the day's count for the usage history, by a second write that only such a batch costs.
- *
- * The same addition counts the refusals in their UTC day (x<dayStart>) for the usage history (lib/usage/day-counts.ts),
- * so the history's refused requests cost no write of their own. Neither write shortens the item's TTL, which keeps
- * the days not yet moved to the history for the retention.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -53,6 +38,22 @@ function unbannedAt(item: CounterItem | undefined): { unbannedAtMs?: number } {
   return at === undefined ? {} : { unbannedAtMs: at };
 }
 
+/**
+ * Counting refusals is one write: the count of a minute is an attribute named after that minute (r<minuteStart>,
+ * counter-item.ts), so `ADD` needs no condition on the counts and never races; DynamoDB serialises the additions
+ * and returns each one's total. Exactly one addition moves the total from below the threshold to at or above it,
+ * and only that one writes the ban (on every counter item of the customer, since each admits on its own). A refusal
+ * therefore costs at most one write toward the ban, and the threshold stays exact.
+ *
+ * An unban removes the counts and marks the item with its time (`unbannedAtMs`, dynamo-limiter.ts). The addition's
+ * one condition is that its batch began at or after that time: a batch of refusals made before the unban, written
+ * after it by an instance that had them pending, fails instead of counting toward a new ban at once. Those refusals
+ * still go to the day's count for the usage history, by a second write that only such a batch costs.
+ *
+ * The same addition counts the refusals in their UTC day (x<dayStart>) for the usage history (lib/usage/day-counts.ts),
+ * so the history's refused requests cost no write of their own. Neither write shortens the item's TTL, which keeps
+ * the days not yet moved to the history for the retention.
+ */
 export function refusals(db: DynamoDBDocumentClient, table: string, options: BanOptions) {
   const retentionDays = options.usageRetentionDays ?? USAGE_RETENTION_DEFAULT_DAYS;
 

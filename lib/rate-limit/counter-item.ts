@@ -1,6 +1,22 @@
 /**
- * How a customer's counters are stored. Each counter item holds its counts under attribute names that carry the
- * window they count, so counting is one unconditional-in-shape write that never has to "roll a window over":
+ * How a customer's counters are stored: one item per customer (per shard, shards.ts) whose attribute names carry the
+ * window they count, so counting is one write that never has to "roll a window over". All names of the encoding
+ * live here; the limiter and the ban logic speak in windows and refusals.
+ */
+import { ConditionalCheckFailedException, TransactionConflictException } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import * as v from 'valibot';
+import { type RetryPolicy, retrying } from '../dynamo/backoff.js';
+import { dayCountName, dayRefusalName, retainUntil } from '../usage/day-counts.js';
+import { MINUTE } from './windows.js';
+
+// The day counts' names and the item's TTL are the usage history's; the admission writes `d…`, the ban's count `x…`.
+export { dayCountName, dayRefusalName, retainUntil };
+
+/**
+ * Every attribute but the key is a number: counts, window starts, the ban's end, the TTL. Each counter item holds
+ * its counts under attribute names that carry the window they count, so counting is one unconditional-in-shape
+ * write that never has to "roll a window over":
  *   { customerId, m<minuteStart>: admitted, d<dayStart>: admitted, r<minuteStart>: refusals,
  *     x<dayStart>: refusals, banUntil, unbannedAtMs, expiresAt, calls_<operationId>: admitted calls,
  *     lastCall_<operationId> }
@@ -14,19 +30,7 @@
  * reads `d…` as the day window's count. The item expires by TTL the retention after its last day (`retainUntil`,
  * also the history's), so an idle customer's unmoved days are kept as long as the history. Large Enterprise
  * customers are counted on several items (shards.ts), each with this encoding; `customerId` is then the shard's key.
- * All other names of the encoding live here; the limiter and the ban logic speak in windows and refusals.
  */
-import { ConditionalCheckFailedException, TransactionConflictException } from '@aws-sdk/client-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
-import * as v from 'valibot';
-import { type RetryPolicy, retrying } from '../dynamo/backoff.js';
-import { dayCountName, dayRefusalName, retainUntil } from '../usage/day-counts.js';
-import { DAY, MINUTE } from './windows.js';
-
-// The day counts' names and the item's TTL are the usage history's; the admission writes `d…`, the ban's count `x…`.
-export { dayCountName, dayRefusalName, retainUntil };
-
-/** Every attribute but the key is a number: counts, window starts, the ban's end, the TTL. */
 export const CounterItemSchema = v.objectWithRest({ customerId: v.string() }, v.number());
 export type CounterItem = v.InferOutput<typeof CounterItemSchema>;
 
@@ -67,12 +71,6 @@ export function countsOf(item: CounterItem | undefined, minuteStart: number, day
     refusals: item?.[refusalCountName(minuteStart)] ?? 0,
     banUntil: banUntil !== undefined && banUntil > nowSeconds ? banUntil : undefined,
   };
-}
-
-/** Requests an item counted in the UTC day of `nowSeconds` (tests and the load test read stored items with it). */
-export function admittedInDay(item: Record<string, unknown> | undefined, nowSeconds: number): number {
-  const counted = item?.[dayCountName(nowSeconds - (nowSeconds % DAY))];
-  return typeof counted === 'number' ? counted : 0;
 }
 
 /** The encoding before windows were named (one m/mc/d/dc set, and the rdc of an unreleased history); removed. */

@@ -4,9 +4,6 @@
  * item it admits on (`calls_<operationId>` and `lastCall_<operationId>`, counter-item.ts): no write of its own, and a
  * refused call is not counted. A sharded customer's calls are spread over its items, so reading adds them up. The
  * counts live as long as the counter item: the usage retention after the customer's last request.
- *
- * Before that, each call was a second write to an item of its own, `deprecated#<customerId>`, without a TTL; what
- * such an item holds is added in, so an update loses none of the calls counted before it.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { getItems } from '../dynamo/batch-get.js';
@@ -19,6 +16,10 @@ export type DeprecatedCalls = Record<string, { count: number; last: string }>;
 const legacyKey = (customerId: string) => `deprecated#${customerId}`;
 const LEGACY_COUNT_NAME = /^count_(.+)$/;
 
+/**
+ * Before that, each call was a second write to an item of its own, `deprecated#<customerId>`, without a TTL; what
+ * such an item holds is added in, so an update loses none of the calls counted before it.
+ */
 export function deprecatedCallStore(db: DynamoDBDocumentClient, table: string) {
   /** Every item that may hold the customer's calls (it is not told the shard count: it asks for all). */
   function items(customerId: string): Promise<Record<string, unknown>[]> {
@@ -57,5 +58,3 @@ export function deprecatedCallStore(db: DynamoDBDocumentClient, table: string) {
     },
   };
 }
-
-export type DeprecatedCallStore = ReturnType<typeof deprecatedCallStore>;

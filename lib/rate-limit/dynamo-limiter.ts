@@ -1,36 +1,20 @@
 /**
- * The rate limiter's counts on DynamoDB, exact under any concurrency: a CounterStore. It puts the parts together
- * and reads: admission on one item (admission.ts), the walk over a sharded customer's items (shard-walk.ts), the
- * stale names a write removes in passing (stale-names.ts), the move of finished days to the usage history after
- * an admission (lib/usage/day-move.ts), and the refusal count toward a ban (ban.ts). Reading the windows without
- * counting (`peek`) and lifting a ban in force (`unban`, which marks the item with its time) are here. The item encoding is counter-item.ts, the sharding of
- * large Enterprise limits shards.ts.
- *
- * An admitted request costs one UpdateItem; the request that finds a finished day on its item also pays the
- * day's move, once per day and item. A plain write refused because such a move's transaction holds the item is sent
- * again (counter-item.ts, `retryingConflicts`).
+ * The rate limiter's counts on DynamoDB, exact under any concurrency (a CounterStore): admission on one item
+ * (item-admission.ts) or over a sharded customer's items (shard-walk.ts), the refusal count toward a ban (ban.ts),
+ * and `peek`. An admitted request costs one UpdateItem; the one that finds a finished day on its item also moves it
+ * (lib/usage/day-move.ts).
  */
-import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { getItems } from '../dynamo/batch-get.js';
 import type { Limits } from '../plans.js';
 import { USAGE_RETENTION_DEFAULT_DAYS } from '../usage/day-counts.js';
 import { dayMover } from '../usage/day-move.js';
-import { itemAdmission } from './admission.js';
 import { type BanOptions, refusals } from './ban.js';
-import {
-  type CounterItem,
-  counterItem,
-  countsOf,
-  type ItemCounts,
-  isConditionFailure,
-  placeholders,
-  refusalCountName,
-  retryingConflicts,
-  UNBANNED_AT_NAME,
-} from './counter-item.js';
+import { type CounterItem, counterItem, countsOf, type ItemCounts } from './counter-item.js';
+import { itemAdmission } from './item-admission.js';
 import type { Admission, ConsumeOptions, CounterStore, UsageSnapshot } from './limiter.js';
 import { shardWalk } from './shard-walk.js';
-import { ITEM_CAPACITY_PER_MINUTE, MAX_SHARDS, shardCount, shardKey } from './shards.js';
+import { ITEM_CAPACITY_PER_MINUTE, shardCount, shardKey } from './shards.js';
 import { staleNameMemory } from './stale-names.js';
 import { views, windowStarts } from './windows.js';
 
@@ -88,63 +72,6 @@ export function dynamoRateLimiter(db: DynamoDBDocumentClient, table: string, opt
     };
   }
 
-  /**
-   * Lifts a ban in force at `nowMs`, and only such a ban: each write's condition is the ban itself, so a customer
-   * who is not banned (never was, or whose ban has run out) is left exactly as it was, with no unban's time that
-   * would keep its earlier refusals from counting toward a ban (ban.ts).
-   */
-  async function unban(customerId: string, nowMs: number): Promise<boolean> {
-    const now = Math.floor(nowMs / 1000);
-    const { Item } = await db.send(new GetCommand({ TableName: table, Key: { customerId }, ConsistentRead: true }));
-    // The read names the refusal counts to remove; whether a ban runs is the write's condition, checked as it writes
-    // (a ban that starts between the read and the write is lifted too).
-    const home = counterItem(Item);
-    // Every refusal count goes too, so the next refusal does not start a new ban at once; and the unban's time stays,
-    // so that refusals an instance still holds from before it are left out when they are written (ban.ts).
-    const names: Record<string, string> = { '#unbanned': UNBANNED_AT_NAME };
-    const counts = Object.keys(home ?? {}).filter((name) => name === refusalCountName(Number(name.slice(1))));
-    const liftedHome = await liftBan(customerId, now, {
-      UpdateExpression: `SET #unbanned = :at REMOVE ${['banUntil', ...placeholders(counts, names)].join(', ')}`,
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: { ':at': nowMs },
-    });
-    // The customer's other items, if it is sharded (the CLI does not know its shard count: try them all).
-    const liftedShards = await Promise.all(
-      Array.from({ length: MAX_SHARDS - 1 }, (_, i) => liftBan(shardKey(customerId, i + 1), now, { UpdateExpression: 'REMOVE banUntil' })),
-    );
-    return liftedHome || liftedShards.includes(true);
-  }
-
-  /** One item's update, made only while a ban runs on it at `now`; whether it was made. */
-  async function liftBan(
-    key: string,
-    now: number,
-    update: {
-      UpdateExpression: string;
-      ExpressionAttributeNames?: Record<string, string>;
-      ExpressionAttributeValues?: Record<string, number>;
-    },
-  ): Promise<boolean> {
-    try {
-      // A day move's transaction on the same item can conflict with the write, as with every write to it.
-      await retryingConflicts(() =>
-        db.send(
-          new UpdateCommand({
-            TableName: table,
-            Key: { customerId: key },
-            ...update,
-            ConditionExpression: 'banUntil > :now',
-            ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':now': now },
-          }),
-        ),
-      );
-      return true;
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      return false;
-    }
-  }
-
   async function countRefusals(
     customerId: string,
     limits: Limits,
@@ -157,5 +84,5 @@ export function dynamoRateLimiter(db: DynamoDBDocumentClient, table: string, opt
     return refusalCounter.countRefusals(customerId, limits, shards, count, minuteStart, Math.floor(nowMs / 1000), firstRefusalMs);
   }
 
-  return { consume, peek, unban, countRefusals, knowsRefused: () => false };
+  return { consume, peek, countRefusals, knowsRefused: () => false };
 }

@@ -1,7 +1,8 @@
 /**
- * What the API asks of a rate limiter, whatever stores the counts: admit and count a request, read the windows
- * without counting, lift a ban. The API uses refusal-cache.ts (answers refusals an instance already knows from
- * memory) around dynamo-limiter.ts (the counts on DynamoDB), which is a CounterStore.
+ * What a request asks of a rate limiter: admit and count (`consume`), read the windows (`peek`), and whether this
+ * instance already knows a refusal. The process's limiter (process-limiter.ts) is status-memory.ts (peek reads) over
+ * refusal-cache.ts (refusals from memory, batched counts) over dynamo-limiter.ts (the counts, a CounterStore).
+ * Lifting a ban is the admin's (unban.ts).
  */
 import type { Limits } from '../plans.js';
 import type { WindowView } from './windows.js';
@@ -36,8 +37,6 @@ export interface RateLimiter {
   consume(customerId: string, limits: Limits, nowMs: number, options?: ConsumeOptions): Promise<Admission>;
   /** The windows and ban as they stand, without counting anything. */
   peek(customerId: string, limits: Limits, nowMs: number): Promise<UsageSnapshot>;
-  /** Lifts a ban in force and forgets the minute's refusals; whether one was. Without a ban it changes nothing. */
-  unban(customerId: string, nowMs: number): Promise<boolean>;
   /**
    * True when this instance already knows that `consume` would refuse (a refusal it remembers): the HTTP step then
    * waits for the decision instead of starting a handler's read that the refusal would throw away.

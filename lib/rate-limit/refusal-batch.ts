@@ -4,11 +4,6 @@
  * left), except that the refusal that would bring the minute's total, as the store last reported it plus what is in
  * memory, to the threshold writes at once and waits for the answer: with one instance the ban starts at exactly the
  * threshold, and across instances at most one flush interval late.
- *
- * Each batch carries the time of its first refusal. An unban marks the counter item with its time, and the store
- * leaves out of the ban's count a batch that began before it (ban.ts), so refusals an instance had not written when
- * a ban was lifted never count toward the next one. The store's answer then also says the count started again, and
- * the minute's total this instance remembers follows it down.
  */
 import { nowMs as clockNow } from '../clock.js';
 import type { Limits } from '../plans.js';
@@ -37,6 +32,12 @@ export interface RefusalBatch {
   idle(): boolean;
 }
 
+/**
+ * Each batch carries the time of its first refusal. An unban marks the counter item with its time, and the store
+ * leaves out of the ban's count a batch that began before it (ban.ts), so refusals an instance had not written when
+ * a ban was lifted never count toward the next one. The store's answer then also says the count started again, and
+ * the minute's total this instance remembers follows it down.
+ */
 export function refusalBatch(
   store: CounterStore,
   customerId: string,

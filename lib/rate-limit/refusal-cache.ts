@@ -1,20 +1,6 @@
 /**
  * The rate limiter an instance uses: a CounterStore (the counts on DynamoDB) behind a memory of the refusals this
  * instance has seen, so that a client hammering after a 429 costs no DynamoDB call at all.
- *
- * - A refusal for a used-up window stays true until that window resets: counts never fall within a window. Until
- *   then the same customer with the same limits is refused from memory, with the same windows (moved on where one
- *   has reset), so the same 429, headers and Retry-After. Entries are keyed by customer and limits, so a plan change
- *   is never refused by what was remembered under the old limits.
- * - A ban is remembered until it ends, and answers both the operations (429) and `peek` (GET /rate-limit) from
- *   memory, but it is checked again once BAN_RECHECK_MS has passed since this instance last learned it from the store:
- *   the next request asks the store (an admission, or for `peek` a read), and requests that arrive while that check
- *   is under way wait for its answer instead of answering from memory. A check that finds no ban forgets it, whatever
- *   else it finds. So after an unban, no request that reaches an instance later than BAN_RECHECK_MS after the unban
- *   is answered with the ban (the instance's clock against the unban's).
- * - Every refusal counts toward the ban, in batches per customer (refusal-batch.ts), and is answered as the refusal it
- *   is, the one whose count starts a ban included: the ban answers the requests after it. So the refusals a client
- *   is told of (RATE_LIMIT_EXCEEDED) are the ones counted, for the ban and in the usage history's "refused".
  */
 import { nowMs as clockNow } from '../clock.js';
 import type { Limits } from '../plans.js';
@@ -60,6 +46,21 @@ interface Entry {
   batch: RefusalBatch;
 }
 
+/**
+ * - A refusal for a used-up window stays true until that window resets: counts never fall within a window. Until
+ *   then the same customer with the same limits is refused from memory, with the same windows (moved on where one
+ *   has reset), so the same 429, headers and Retry-After. Entries are keyed by customer and limits, so a plan change
+ *   is never refused by what was remembered under the old limits.
+ * - A ban is remembered until it ends, and answers both the operations (429) and `peek` (GET /rate-limit) from
+ *   memory, but it is checked again once BAN_RECHECK_MS has passed since this instance last learned it from the store:
+ *   the next request asks the store (an admission, or for `peek` a read), and requests that arrive while that check
+ *   is under way wait for its answer instead of answering from memory. A check that finds no ban forgets it, whatever
+ *   else it finds. So after an unban, no request that reaches an instance later than BAN_RECHECK_MS after the unban
+ *   is answered with the ban (the instance's clock against the unban's).
+ * - Every refusal counts toward the ban, in batches per customer (refusal-batch.ts), and is answered as the refusal it
+ *   is, the one whose count starts a ban included: the ban answers the requests after it. So the refusals a client
+ *   is told of (RATE_LIMIT_EXCEEDED) are the ones counted, for the ban and in the usage history's "refused".
+ */
 export function refusalCache(store: CounterStore, options: RefusalCacheOptions = {}): RateLimiter & { flushAll(): Promise<void> } {
   const banRecheckMs = options.banRecheckMs ?? BAN_RECHECK_MS;
   const maxCustomers = options.maxCustomers ?? 10_000;
@@ -212,13 +213,6 @@ export function refusalCache(store: CounterStore, options: RefusalCacheOptions =
   return {
     consume,
     peek,
-    async unban(customerId, nowMs) {
-      const lifted = await store.unban(customerId, nowMs);
-      // This instance forgets the ban at once; others within BAN_RECHECK_MS.
-      for (const entry of entries.values())
-        if (entry.customerId === customerId && entry.refusal?.reason === 'banned') entry.refusal = undefined;
-      return lifted;
-    },
     knowsRefused,
     /** Writes every pending refusal now (tests, and a process about to stop). */
     flushAll: async () => {

@@ -22,4 +22,3 @@ export const RateLimitStatusSchema = v.object({
     until: v.nullable(v.pipe(v.number(), v.integer())),
   }),
 });
-export type RateLimitStatus = v.InferOutput<typeof RateLimitStatusSchema>;

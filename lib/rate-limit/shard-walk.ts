@@ -6,7 +6,7 @@
  * process's: what each item showed in the current minute and day, and which item the next request starts at.
  */
 import type { Limits } from '../plans.js';
-import type { AdmitOnItem } from './admission.js';
+import type { AdmitOnItem } from './item-admission.js';
 import type { Admission, Windows } from './limiter.js';
 import { shardKey, shardLimits } from './shards.js';
 import { views, windowStarts } from './windows.js';

@@ -1,6 +1,10 @@
 /**
  * How many counter items a customer is counted on, and each item's share of its limits.
- *
+ */
+import type { Limits } from '../plans.js';
+
+/** Write units per second DynamoDB gives one partition, and so one item. */
+/**
  * DynamoDB serves one partition, so one item, at most 1,000 write units per second. Counting an admitted request
  * is one write unit, and so is a refused one that reaches DynamoDB (a failed conditional write is charged like a
  * successful one), plus the batched refusal counts and ban writes. One item is given at most half of that ceiling
@@ -12,9 +16,6 @@
  * Gateway cannot be set higher than 10,000 requests per second (infra/config.ts), so one customer can never use
  * more, and the admin CLI refuses larger limits (a stored larger limit is still counted exactly, on 20 items).
  */
-import type { Limits } from '../plans.js';
-
-/** Write units per second DynamoDB gives one partition, and so one item. */
 export const PARTITION_WRITE_UNITS_PER_SECOND = 1_000;
 /** The share of an item's write units spent on admissions; the rest is headroom for refusals and bursts. */
 export const ADMISSION_SHARE = 0.5;

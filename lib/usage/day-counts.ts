@@ -1,17 +1,18 @@
 /**
- * A day's counts while they are still on a live counter item: the usage history owns their names, and the rate
- * limiter writes them with the writes it makes anyway. `d<dayStart>` counts admitted requests (added by the
- * admission's own write, which also reads it as the day window's count) and `x<dayStart>` requests refused for a
- * used-up window (added by the write that counts refusals toward the ban); day starts in Unix seconds. Once a day is
- * final, day-move.ts moves its counts to the customer's history item; until then the history's readers take them
- * from here. Nothing else about a counter item is known here: the rest of its encoding is the rate limiter's
- * (lib/rate-limit/counter-item.ts), and its keys are handed to the readers (history.ts).
+ * A day's counts while they are still on a live counter item: the usage history owns their names (`d<dayStart>`
+ * admitted, `x<dayStart>` refused for a used-up window), and the rate limiter writes them with the writes it makes
+ * anyway. Once a day is final, day-move.ts moves its counts to the customer's history item.
  */
 import { DAY_SECONDS } from './days.js';
 
 /** Days a day's totals are kept by default (USAGE_RETENTION_DAYS): the TTL of the counter items and the history. */
 export const USAGE_RETENTION_DEFAULT_DAYS = 400;
 
+/**
+ * Admitted requests in a UTC day (day starts in Unix seconds), added by the admission's own write, which also reads it
+ * as the day window's count. Until a day moves, the history's readers take its counts from here. Nothing else about a
+ * counter item is known here: the rest of its encoding is lib/rate-limit/counter-item.ts's.
+ */
 export const dayCountName = (dayStart: number) => `d${dayStart}`;
 /** Requests refused for a used-up window in a UTC day (counted with the minute's refusals, lib/rate-limit/ban.ts). */
 export const dayRefusalName = (dayStart: number) => `x${dayStart}`;

@@ -1,13 +1,7 @@
 /**
- * Moving a finished day from a live counter item to the customer's history item: the one write the usage history
- * makes of its own. When the item an admitted request's write returned still holds counts of a day that is final
- * (day-counts.ts), the same request moves them (`dayMover`): one TransactWriteItems that removes them from the
- * counter item on condition that each still holds the value the request's write returned (`#s0 = :v0 …`), and adds
- * those values to the history item (history-item.ts). The guard makes the move exactly-once: of concurrent movers
- * one wins and the others' transactions are cancelled; a count written into the day afterwards all the same (a late
- * refusal batch) reappears on the counter and is moved later. Only that once-per-day-per-item transaction is added:
- * every other admitted request is still one write. Admission does not depend on it: a move that loses (or fails)
- * leaves the counts for a later request.
+ * Moving a finished day's counts from a counter item to the customer's history item: one TransactWriteItems guarded
+ * on the values the admitting write returned, so the move is exactly-once; a move that loses or fails leaves the
+ * counts for a later request.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
@@ -126,5 +120,3 @@ export function dayMover(db: DynamoDBDocumentClient, table: string, options: Day
     },
   };
 }
-
-export type DayMover = ReturnType<typeof dayMover>;

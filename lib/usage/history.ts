@@ -2,19 +2,6 @@
  * Each customer's requests per UTC day, admitted and refused: the basis of a bill, shown by the admin CLI's `usage`,
  * `usage --month` and `customers show`. This module reads it; how a day gets there is day-counts.ts (on the live
  * counter items first) and day-move.ts (to the history item, history-item.ts, once final).
- *
- * Readers add what is still on the counter items to what is in the history, read together in one TransactGetItems,
- * which never sees a move half done. The readers are told which counter items a customer may have (`counterKeys`:
- * the rate limiter's, every one of its possible shards, so a plan change that changed their number loses nothing);
- * each item moves its own part into the same history item, and readers sum over all of them. A history item expires
- * `retentionDays` after its month ends; a counter item expires `retentionDays` after its last day, so an idle
- * customer's unmoved days are kept as long.
- *
- * Refused requests are those refused because a window was used up (429 RATE_LIMIT_EXCEEDED), counted in batches by
- * the write that counts them for the ban (lib/rate-limit/refusal-cache.ts, at most a second late while the instance
- * keeps receiving requests), on the day of the minute they happened. Requests refused during a ban are answered
- * without a write and are not counted; refusals an instance holds when it stops are lost for the ban and for the
- * history alike.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, TransactGetCommand } from '@aws-sdk/lib-dynamodb';
@@ -85,6 +72,20 @@ const WHILE_ITEMS_ARE_WRITTEN: RetryPolicy = {
   retryable: (error) => error instanceof TransactionCanceledException,
 };
 
+/**
+ * Readers add what is still on the counter items to what is in the history, read together in one TransactGetItems,
+ * which never sees a move half done. The readers are told which counter items a customer may have (`counterKeys`:
+ * the rate limiter's, every one of its possible shards, so a plan change that changed their number loses nothing);
+ * each item moves its own part into the same history item, and readers sum over all of them. A history item expires
+ * `retentionDays` after its month ends; a counter item expires `retentionDays` after its last day, so an idle
+ * customer's unmoved days are kept as long.
+ *
+ * Refused requests are those refused because a window was used up (429 RATE_LIMIT_EXCEEDED), counted in batches by
+ * the write that counts them for the ban (lib/rate-limit/refusal-cache.ts, at most a second late while the instance
+ * keeps receiving requests), on the day of the minute they happened. Requests refused during a ban are answered
+ * without a write and are not counted; refusals an instance holds when it stops are lost for the ban and for the
+ * history alike.
+ */
 export function usageHistory(db: DynamoDBDocumentClient, table: string, options: UsageHistoryOptions) {
   /** A customer's counter items, each with its owner noted in `owners`. */
   function counterItems(customerId: string, owners: Map<string, string>): Record<string, string>[] {
@@ -165,5 +166,3 @@ export function usageHistory(db: DynamoDBDocumentClient, table: string, options:
     },
   };
 }
-
-export type UsageHistory = ReturnType<typeof usageHistory>;

@@ -12,8 +12,8 @@ import {
   invokeAuthorizer,
 } from '../../infra/local/authorizer.js';
 import { authorizerEvent, proxyEvent } from '../../infra/local/events.js';
+import { GATEWAY_RESPONSES } from '../../lib/api-gateway/gateway-responses.js';
 import { FUNCTION_SETTINGS } from '../../lib/function-settings.js';
-import { GATEWAY_RESPONSES } from '../../lib/http/gateway-responses.js';
 
 const EVENT = authorizerEvent(proxyEvent({ headers: { Authorization: 'Bearer x' } }));
 

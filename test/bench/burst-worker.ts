@@ -2,7 +2,7 @@
  * One process of the four-process burst (limiters.ts): builds a fresh instance of one side's limiter, says when it
  * is ready, fires its share of the burst at once when told, and reports the decisions and its DynamoDB work.
  */
-import { dynamoClient } from '../../lib/dynamo/client.js';
+import { documentClient } from '../../lib/dynamo/client.js';
 import type { Limits } from '../../lib/plans.js';
 import { sleep } from '../support/sleep.js';
 import { DynamoMeter } from './dynamo-meter.js';
@@ -31,7 +31,7 @@ process.on('message', async (message: { prepare?: BurstOrder; go?: true }) => {
   if (message.prepare) {
     order = message.prepare;
     if (order.side === 'ours') {
-      meter.attach(dynamoClient());
+      meter.attach(documentClient());
       decide = oursInstance(order.countersTable);
     } else {
       const client = peerClient(order.endpoint);

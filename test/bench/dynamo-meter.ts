@@ -26,7 +26,7 @@ export class DynamoMeter {
   /** Several meters may watch one client (each section of the bench its own). */
   private readonly name = `benchDynamoMeter${meters++}`;
 
-  attach(client: DynamoDBClient): void {
+  attach(client: Pick<DynamoDBClient, 'middlewareStack'>): void {
     client.middlewareStack.add(
       (next, context) => async (args) => {
         const input: object = args.input;

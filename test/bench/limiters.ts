@@ -8,7 +8,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { CreateTableCommand, type DynamoDB, type DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { documentClient, dynamoClient } from '../../lib/dynamo/client.js';
+import { documentClient } from '../../lib/dynamo/client.js';
 import type { Limits } from '../../lib/plans.js';
 import { dynamoRateLimiter } from '../../lib/rate-limit/dynamo-limiter.js';
 import { sleep } from '../support/sleep.js';
@@ -95,7 +95,7 @@ export async function compareLimiters(options: {
     });
 
   const oursMeter = new DynamoMeter();
-  oursMeter.attach(dynamoClient());
+  oursMeter.attach(documentClient());
   const peer: DynamoDB = peerClient(endpoint);
   const peerMeter = new DynamoMeter();
   peerMeter.attach(peer);

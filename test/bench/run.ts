@@ -33,7 +33,7 @@ const admin = createDynamoClient(dynamoLocal.endpoint);
 await ensureTables(admin, tables);
 
 // Handler modules read their configuration at load: import them only now.
-const { dynamoClient, authorizerDynamoClient } = await import('../../lib/dynamo/client.js');
+const { documentClient, authorizerDocumentClient } = await import('../../lib/dynamo/client.js');
 const { DynamoMeter } = await import('./dynamo-meter.js');
 const { addCategories, authorizerContext, events, LISTED_CATEGORIES, loadHandlers, warmOverhead, workPerRequest } = await import(
   './work.js'
@@ -46,9 +46,9 @@ const { costPerMillion, PRICES } = await import('./prices.js');
 const { makeCustomer, addKey } = await import('../support/customers.js');
 
 const meter = new DynamoMeter();
-meter.attach(dynamoClient());
+meter.attach(documentClient());
 // The authorizer has a client of its own (lib/dynamo/client.ts): metered too, or its cache miss reads as free.
-meter.attach(authorizerDynamoClient());
+meter.attach(authorizerDocumentClient());
 const handlers = await loadHandlers();
 const results: Record<string, unknown> = { settings, machine: { node: process.version, cpus: cpus().length } };
 /** Every table printed, for docs/performance-figures.md. */

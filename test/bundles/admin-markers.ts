@@ -8,7 +8,13 @@ import { readFileSync } from 'node:fs';
 import ts from 'typescript';
 
 /** The modules only the admin CLI (and `npm start`'s demo key) may use: no function's bundle may carry them. */
-export const ADMIN_MODULES = ['lib/auth/admin.ts', 'lib/auth/admin-change.ts', 'lib/auth/customer-admin.ts', 'lib/auth/key-admin.ts'];
+export const ADMIN_MODULES = [
+  'lib/auth/admin.ts',
+  'lib/auth/admin-change.ts',
+  'lib/auth/customer-admin.ts',
+  'lib/auth/key-admin.ts',
+  'lib/rate-limit/unban.ts',
+];
 
 const EXPRESSION_LIKE = /[\s:#(=]/;
 

@@ -276,6 +276,17 @@ describe(`the synthesized bundles on Node.js ${NODE24_VERSION} against DynamoDB 
     expect(markers.filter((marker) => authorizer.includes(marker))).toEqual([]);
   });
 
+  it('no operation bundle carries an admin write (lib/auth/admin*.ts, the unban of lib/rate-limit/unban.ts)', () => {
+    const markers = adminMarkers();
+    const operations = functions.filter((f) => f.name !== 'authorizer');
+    expect(operations.length).toBe(ROUTES.length);
+    const carried = operations.flatMap((f) => {
+      const bundle = readFileSync(f.bundle, 'utf8');
+      return markers.filter((marker) => bundle.includes(marker)).map((marker) => `${f.name}: ${marker}`);
+    });
+    expect(carried).toEqual([]);
+  });
+
   it('authorizer: Allow with the customer, plan and limits for a key; Deny with the reason for others', async () => {
     const [allow, unknown, staging] = (
       await invokeBundle('authorizer', [

@@ -6,11 +6,11 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { handler as create } from '../../functions/create-category.js';
-import { dynamoClient } from '../../lib/dynamo/client.js';
+import { documentClient } from '../../lib/dynamo/client.js';
 import { invoke, jsonPost } from '../support/events.js';
 
 const utility = vi.hoisted(() => ({ loads: 0 }));
-vi.mock('../../lib/http/idempotency-utility.mjs', async (original) => {
+vi.mock('../../lib/idempotency/utility.mjs', async (original) => {
   utility.loads++;
   return original();
 });
@@ -25,7 +25,7 @@ interface Call {
 describe('createCategory on a new instance', () => {
   it('reads the counter during admission: UpdateItem and GetItem overlap, then one transaction', async () => {
     const calls: Call[] = [];
-    dynamoClient().middlewareStack.add(
+    documentClient().middlewareStack.add(
       (next, context) => async (args) => {
         const start = performance.now();
         try {

@@ -9,7 +9,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { handler as create } from '../../functions/create-category.js';
 import { lambdaContext } from '../../infra/local/events.js';
-import { dynamoClient } from '../../lib/dynamo/client.js';
+import { documentClient } from '../../lib/dynamo/client.js';
 import { FUNCTION_SETTINGS } from '../../lib/function-settings.js';
 import { errorBody } from '../support/answer.js';
 import { categoryIntegrity } from '../support/category-integrity.js';
@@ -47,7 +47,7 @@ const recordOf = async (key: string) =>
  */
 const failOnce = new Map<string, Error>();
 beforeAll(() => {
-  dynamoClient().middlewareStack.add(
+  documentClient().middlewareStack.add(
     (next, context) => async (args) => {
       const command = context.commandName ?? '';
       const error = failOnce.get(command);

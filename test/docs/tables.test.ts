@@ -9,7 +9,7 @@ import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { StageSettingsSchema } from '../../infra/config.js';
 import { COMMANDS } from '../../lib/cli/dispatch.js';
-import { ERROR_CODES, ERROR_STATUS, isErrorCode } from '../../lib/http/errors.js';
+import { ERROR_CODES, ERROR_STATUS, isErrorCode } from '../../lib/http/error-codes.js';
 import { plain, tableRows } from './markdown.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');

@@ -18,7 +18,7 @@ import { handler as getRateLimitStatus } from '../../functions/get-rate-limit-st
 import { handler as listCategories } from '../../functions/list-categories.js';
 import { lambdaContext } from '../../infra/local/events.js';
 import { resetClock, setClock } from '../../lib/clock.js';
-import { dynamoClient } from '../../lib/dynamo/client.js';
+import { documentClient } from '../../lib/dynamo/client.js';
 import { makeCustomer, type TestCustomer } from '../support/customers.js';
 import { proxyEvent, TEST_AUTHORIZER } from '../support/events.js';
 import { useGateway } from '../support/http.js';
@@ -58,7 +58,7 @@ beforeAll(async () => {
     default: await makeCustomer('enterprise', { perMinute: 500, perDay: 5_000 }),
     tight: await makeCustomer('enterprise', { perMinute: 2, perDay: 1_000 }),
   };
-  dynamoClient().middlewareStack.add(
+  documentClient().middlewareStack.add(
     (next, context) => async (args) => {
       const table = 'TableName' in args.input ? args.input.TableName : undefined;
       const fault = faults.find((f) => f.command === context.commandName && (!f.table || process.env[f.table] === table));

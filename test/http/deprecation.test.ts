@@ -9,7 +9,7 @@ import { handler as getPetById } from '../../functions/get-pet-by-id.js';
 import { resetClock, setClock } from '../../lib/clock.js';
 import { config, parseEnv, setConfig } from '../../lib/config.js';
 import { deprecationDates, deprecationVariables } from '../../lib/deprecation.js';
-import { HttpError } from '../../lib/http/errors.js';
+import { HttpError } from '../../lib/http/error-codes.js';
 import { operation } from '../../lib/http/operation.js';
 import { defineRoute, getPetById as petsRoute } from '../../lib/routes.js';
 import { invoke, proxyEvent } from '../support/events.js';

@@ -5,9 +5,10 @@
  * its route's success body, reads the body its route's schema gives, and the usage of a peek route only.
  */
 import { describe, expect, it } from 'vitest';
-import { HttpError } from '../../lib/http/errors.js';
-import { idempotentRunner } from '../../lib/http/idempotency.js';
+import { HttpError } from '../../lib/http/error-codes.js';
+import { requestBody } from '../../lib/http/json-body.js';
 import { operation } from '../../lib/http/operation.js';
+import { idempotentRunner } from '../../lib/idempotency/runner.js';
 import { createCategory, getPetById, getRateLimitStatus, listCategories } from '../../lib/routes.js';
 
 /** Never called: these lines are here for the compiler. */
@@ -39,6 +40,7 @@ describe('operation() and the route it is given', () => {
       operation(createCategory, {
         handle: async ({ body }) => ({ id: 1, name: body.name }),
         idempotency: idempotentRunner(createCategory),
+        readBody: requestBody,
       }),
       operation(listCategories, async () => []),
       operation(getRateLimitStatus, async ({ caller, usage }) => ({
@@ -54,5 +56,14 @@ describe('operation() and the route it is given', () => {
     ];
     for (const handler of agreeing) expect(handler).toBeTypeOf('function');
     expect(disagreements).toBeTypeOf('function');
+  });
+
+  it('refuses, at load, a route with a body whose handler file gives no step to read it', () => {
+    expect(() =>
+      operation(createCategory, {
+        handle: async ({ body }) => ({ id: 1, name: body.name }),
+        idempotency: idempotentRunner(createCategory),
+      }),
+    ).toThrow('createCategory takes a body: its handler file gives readBody');
   });
 });

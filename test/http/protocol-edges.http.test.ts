@@ -13,7 +13,7 @@ import { handler as create } from '../../functions/create-category.js';
 import { handler as listStoreOrders } from '../../functions/list-store-orders.js';
 import { authorizerEvent, lambdaContext } from '../../infra/local/events.js';
 import { CategorySchema } from '../../lib/categories/schema.js';
-import { BEARER_CHALLENGE, INVALID_TOKEN_CHALLENGE } from '../../lib/http/gateway-responses.js';
+import { BEARER_CHALLENGE, INVALID_TOKEN_CHALLENGE } from '../../lib/http/answer-headers.js';
 import { sentHeaders } from '../support/answer.js';
 import { invoke, proxyEvent } from '../support/events.js';
 import { useGateway } from '../support/http.js';

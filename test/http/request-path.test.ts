@@ -13,11 +13,12 @@ import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { lambdaContext } from '../../infra/local/events.js';
 import { CategoryContention, CategoryExists, CategoryLimitReached } from '../../lib/categories/errors.js';
 import { CategorySchema, NewCategorySchema } from '../../lib/categories/schema.js';
-import { dynamoClient } from '../../lib/dynamo/client.js';
-import { HttpError } from '../../lib/http/errors.js';
-import type { IdempotentRequest, IdempotentRunner } from '../../lib/http/idempotency-key.js';
+import { documentClient } from '../../lib/dynamo/client.js';
+import { HttpError } from '../../lib/http/error-codes.js';
+import { requestBody } from '../../lib/http/json-body.js';
 import { operation } from '../../lib/http/operation.js';
 import type { Result } from '../../lib/http/response.js';
+import { type IdempotentRequest, type IdempotentRunner, idempotencyKeyOf } from '../../lib/idempotency/key.js';
 import { defineRoute } from '../../lib/routes.js';
 import { sentHeaders } from '../support/answer.js';
 import { invoke, proxyEvent, TEST_AUTHORIZER } from '../support/events.js';
@@ -87,7 +88,7 @@ const post = (body: string, authorizer: Record<string, string> = customer(), key
 };
 
 beforeAll(() => {
-  dynamoClient().middlewareStack.add(
+  documentClient().middlewareStack.add(
     (next, context) => async (args) => {
       // The count is the conditional write that admits, the one that compares with the plan's limit (`:perMinute`).
       // Refusals are counted toward a ban in batches, by conditional writes of their own to the same table, up to a
@@ -119,16 +120,19 @@ beforeEach(() => {
 /** A runner that records what it is handed and runs the operation, as the idempotency utility does the first time. */
 function recordingRunner() {
   const seen: { request?: IdempotentRequest; result?: Result; error?: unknown } = {};
-  const runner: IdempotentRunner = async (request, _context, run) => {
-    seen.request = request;
-    try {
-      seen.result = await run();
-      return seen.result;
-    } catch (error) {
-      seen.error = error;
-      throw error;
-    }
-  };
+  const runner: IdempotentRunner = Object.assign(
+    async (request: IdempotentRequest, _context: unknown, run: () => Promise<Result>) => {
+      seen.request = request;
+      try {
+        seen.result = await run();
+        return seen.result;
+      } catch (error) {
+        seen.error = error;
+        throw error;
+      }
+    },
+    { keyOf: idempotencyKeyOf },
+  );
   return { runner, seen };
 }
 
@@ -253,12 +257,19 @@ describe('finish (finish.ts): every header on every answer, once, in one order',
   });
 
   it('a result’s own header (a replay’s Idempotent-Replayed) in the same place', async () => {
-    const replaying: IdempotentRunner = async () => ({
-      status: 201,
-      body: { id: 1, name: 'Dog' },
-      headers: { 'Idempotent-Replayed': 'true' },
+    const replaying: IdempotentRunner = Object.assign(
+      async () => ({
+        status: 201,
+        body: { id: 1, name: 'Dog' },
+        headers: { 'Idempotent-Replayed': 'true' },
+      }),
+      { keyOf: idempotencyKeyOf },
+    );
+    const handler = operation(probeWrite, {
+      readBody: requestBody,
+      handle: async () => ({ id: 2, name: 'never' }),
+      idempotency: replaying,
     });
-    const handler = operation(probeWrite, { handle: async () => ({ id: 2, name: 'never' }), idempotency: replaying });
     const answer = await invoke(handler, post('{"name":"Dog"}', customer(), 'k'));
     expect(answer.status).toBe(201);
     expect(answer.body).toEqual({ id: 1, name: 'Dog' });
@@ -279,6 +290,7 @@ describe('finish (finish.ts): every header on every answer, once, in one order',
 describe('the pipeline (pipeline.ts): caller → admission → input → handler → finish', () => {
   it('a route that writes runs its handler after admission; prepare starts before the count is sent', async () => {
     const handler = operation(probeWrite, {
+      readBody: requestBody,
       handle: async ({ body }) => {
         trace.steps.push('handler');
         return { id: 1, name: body.name };
@@ -287,7 +299,7 @@ describe('the pipeline (pipeline.ts): caller → admission → input → handler
       idempotency: recordingRunner().runner,
     });
     expect((await invoke(handler, post('{"name":"Dog"}'))).status).toBe(201);
-    expect(trace.steps).toEqual(['prepare', 'count sent', 'count answered', 'handler', 'metric']);
+    expect(trace.steps).toEqual(['prepare', 'count sent', 'count answered', 'metric', 'handler']);
   });
 
   it('a route that only reads runs its handler while the count is in flight; a refusal wins over its answer', async () => {
@@ -313,6 +325,7 @@ describe('the pipeline (pipeline.ts): caller → admission → input → handler
   it('the body is read while the count is in flight, and its refusal is answered after admission', async () => {
     trace.countAwaits = 'body read';
     const handler = operation(probeTraced, {
+      readBody: requestBody,
       handle: async ({ body }) => ({ id: 1, name: body.name }),
       idempotency: recordingRunner().runner,
     });
@@ -331,7 +344,11 @@ describe('the pipeline (pipeline.ts): caller → admission → input → handler
     trace.countAwaits = 'body read';
     const { runner } = recordingRunner();
     runner.prepare = () => trace.steps.push('runner prepared');
-    const handler = operation(probeTraced, { handle: async ({ body }) => ({ id: 1, name: body.name }), idempotency: runner });
+    const handler = operation(probeTraced, {
+      readBody: requestBody,
+      handle: async ({ body }) => ({ id: 1, name: body.name }),
+      idempotency: runner,
+    });
     expect((await invoke(handler, post('{"name":"Dog"}', customer(), 'key-prepared'))).status).toBe(201);
     expect(trace.steps).toEqual(['count sent', 'runner prepared', 'body read', 'count answered', 'metric']);
     // Without a key, or with a key refused, the runner has nothing to prepare for.
@@ -341,22 +358,18 @@ describe('the pipeline (pipeline.ts): caller → admission → input → handler
     expect(trace.steps).not.toContain('runner prepared');
   });
 
-  it('the decision’s metric is written while the operation’s own call is in flight, and before a refusal’s answer', async () => {
+  it('the decision’s metric is written once per counted request, admitted or refused, by the time it is answered', async () => {
     const handler = operation(probeWrite, {
-      handle: async ({ body }) => {
-        trace.steps.push('handler started');
-        await stepSeen('metric'); // written while the handler runs, not after it
-        trace.steps.push('handler done');
-        return { id: 1, name: body.name };
-      },
+      readBody: requestBody,
+      handle: async ({ body }) => ({ id: 1, name: body.name }),
       idempotency: recordingRunner().runner,
     });
     const authorizer = customer(1);
     expect((await invoke(handler, post('{"name":"Dog"}', authorizer))).status).toBe(201);
-    expect(trace.steps).toEqual(['count sent', 'count answered', 'handler started', 'metric', 'handler done']);
+    expect(trace.steps.filter((step) => step === 'metric')).toEqual(['metric']);
     trace.steps = [];
     expect((await invoke(handler, post('{"name":"Dog"}', authorizer))).status).toBe(429);
-    expect(trace.steps).toEqual(['count sent', 'count answered', 'metric']);
+    expect(trace.steps.filter((step) => step === 'metric')).toEqual(['metric']);
   });
 
   it('a request without a caller is answered 401 before anything is counted', async () => {
@@ -368,6 +381,7 @@ describe('the pipeline (pipeline.ts): caller → admission → input → handler
   it('a bad body is answered after admission, so it counts; once refused, a bad body is 429', async () => {
     const authorizer = customer(2);
     const handler = operation(probeWrite, {
+      readBody: requestBody,
       handle: async ({ body }) => ({ id: 1, name: body.name }),
       idempotency: recordingRunner().runner,
     });
@@ -380,6 +394,7 @@ describe('the pipeline (pipeline.ts): caller → admission → input → handler
 
   it('a body holding __proto__ (which the JSON parser refuses) is checked by the schema like any unknown field', async () => {
     const handler = operation(probeWrite, {
+      readBody: requestBody,
       handle: async ({ body }) => ({ id: 1, name: body.name }),
       idempotency: recordingRunner().runner,
     });
@@ -398,6 +413,7 @@ describe('the pipeline (pipeline.ts): caller → admission → input → handler
     const { runner, seen } = recordingRunner();
     let given: unknown;
     const handler = operation(probeWrite, {
+      readBody: requestBody,
       handle: async ({ body }) => {
         given = body;
         return { id: 3, name: body.name };
@@ -415,16 +431,24 @@ describe('the pipeline (pipeline.ts): caller → admission → input → handler
     expect(seen.request).toBeUndefined();
   });
 
-  it('a 4xx the handler throws is its result (what a key remembers); a 5xx stays an error, answered by finish', async () => {
+  it('what the handler throws becomes its result in the one error function, 4xx and 5xx alike (the runner keeps no 5xx: test/categories/idempotency.test.ts)', async () => {
     const taken = recordingRunner();
-    const refusing = operation(probeWrite, { handle: () => Promise.reject(new CategoryExists('taken')), idempotency: taken.runner });
+    const refusing = operation(probeWrite, {
+      readBody: requestBody,
+      handle: () => Promise.reject(new CategoryExists('taken')),
+      idempotency: taken.runner,
+    });
     expect((await invoke(refusing, post('{"name":"Dog"}', customer(), 'k'))).status).toBe(409);
     expect(taken.seen.result).toEqual({ status: 409, body: { code: 'CATEGORY_EXISTS', message: 'taken', status: 409 }, headers: {} });
 
     const broken = recordingRunner();
-    const failing = operation(probeWrite, { handle: () => Promise.reject(new TypeError('boom')), idempotency: broken.runner });
+    const failing = operation(probeWrite, {
+      readBody: requestBody,
+      handle: () => Promise.reject(new TypeError('boom')),
+      idempotency: broken.runner,
+    });
     expect((await invoke(failing, post('{"name":"Dog"}', customer(), 'k'))).status).toBe(500);
-    expect(broken.seen.result).toBeUndefined();
-    expect(broken.seen.error).toMatchObject({ code: 'INTERNAL_ERROR' });
+    expect(broken.seen.result).toMatchObject({ status: 500, body: { code: 'INTERNAL_ERROR' } });
+    expect(broken.seen.error).toBeUndefined();
   });
 });

@@ -11,18 +11,15 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLE_TARGET } from '../../infra/constructs/api-function.js';
 import { AUTHORIZER_MESSAGE_TYPES } from '../../infra/constructs/gateway-responses.js';
 import { TABLE_ACTIONS } from '../../infra/constructs/table-access.js';
-import { deprecationVariables } from '../../lib/deprecation.js';
-import { TABLES, type TableId } from '../../lib/dynamo/tables.js';
 import {
-  ANSWER_HEADERS,
-  BEARER_CHALLENGE,
   FALLBACK_RESPONSE_TYPES,
-  GATEWAY_RATE_LIMIT_HEADERS,
   GATEWAY_RESPONSES,
   type GatewayResponseSpec,
-  INVALID_TOKEN_CHALLENGE,
   UNCUSTOMISED_RESPONSE_TYPES,
-} from '../../lib/http/gateway-responses.js';
+} from '../../lib/api-gateway/gateway-responses.js';
+import { deprecationVariables } from '../../lib/deprecation.js';
+import { TABLES, type TableId } from '../../lib/dynamo/tables.js';
+import { ANSWER_HEADERS, BEARER_CHALLENGE, GATEWAY_RATE_LIMIT_HEADERS, INVALID_TOKEN_CHALLENGE } from '../../lib/http/answer-headers.js';
 import { DECISION_METRICS, metricsNamespace, SERVICE_NAME } from '../../lib/metric-names.js';
 import { PLAN_NAMES } from '../../lib/plans.js';
 import { ROUTES } from '../../lib/routes.js';

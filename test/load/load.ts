@@ -19,7 +19,7 @@ import { CategorySchema } from '../../lib/categories/schema.js';
 import { createDynamoClient } from '../../lib/dynamo/create-client.js';
 import { localTableNames } from '../../lib/dynamo/tables.js';
 import type { Limits, Plan } from '../../lib/plans.js';
-import { admittedInDay } from '../../lib/rate-limit/counter-item.js';
+import { admittedInDay } from '../support/admitted.js';
 import { categoryIntegrity } from '../support/category-integrity.js';
 import { startLocal } from '../support/start-process.js';
 

@@ -16,8 +16,8 @@ import { PLAN_LIMITS, type Plan } from '../../lib/plans.js';
 import { banThreshold } from '../../lib/rate-limit/ban.js';
 import { callCountName, dayCountName, minuteCountName } from '../../lib/rate-limit/counter-item.js';
 import { deprecatedCallStore } from '../../lib/rate-limit/deprecated-calls.js';
-import { dynamoRateLimiter } from '../../lib/rate-limit/dynamo-limiter.js';
 import { counterKeys, ITEM_CAPACITY_PER_MINUTE, shardCount, shardKey } from '../../lib/rate-limit/shards.js';
+import { banLifter } from '../../lib/rate-limit/unban.js';
 import { windowStarts } from '../../lib/rate-limit/windows.js';
 import { usageHistory } from '../../lib/usage/history.js';
 import { errorBody, sentHeaders } from '../support/answer.js';
@@ -29,7 +29,6 @@ import { type Answer, invoke, proxyEvent } from '../support/events.js';
 beforeAll(() => setConfig({ ...config(), PETS_SUNSET_AT: '2099-01-01T00:00:00Z' }));
 afterAll(() => setConfig(undefined));
 const COUNTERS_TABLE = process.env.COUNTERS_TABLE ?? '';
-const counters = dynamoRateLimiter(documentClient(), COUNTERS_TABLE, { banSeconds: 900 });
 const deprecatedCalls = deprecatedCallStore(documentClient(), COUNTERS_TABLE);
 const storedItem = async (customerId: string) =>
   (await documentClient().send(new GetCommand({ TableName: COUNTERS_TABLE, Key: { customerId }, ConsistentRead: true }))).Item;
@@ -227,7 +226,7 @@ describe('temporary ban', () => {
     const refusals = await times(13, c.list);
     expect(refusals.slice(0, 12).every((a) => errorBody(a).code === 'RATE_LIMIT_EXCEEDED')).toBe(true);
     expect(refusals[12]?.body).toMatchObject({ code: 'API_KEY_TEMPORARILY_BANNED' });
-    expect(await counters.unban(c.customerId, now)).toBe(true);
+    expect(await banLifter(documentClient(), COUNTERS_TABLE).unban(c.customerId, now)).toBe(true);
     now = T0 + 60_000;
     expect((await c.list()).status).toBe(200);
   });

@@ -9,6 +9,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { setClock } from '../../lib/clock.js';
 import { dynamoRateLimiter } from '../../lib/rate-limit/dynamo-limiter.js';
 import { BAN_RECHECK_MS, refusalCache } from '../../lib/rate-limit/refusal-cache.js';
+import { banLifter } from '../../lib/rate-limit/unban.js';
 import { sentHeaders } from '../support/answer.js';
 import { storedCounts } from '../support/counters.js';
 import { type CallRecorder, isRefusalCount, newInstance, recordedClient } from '../support/dynamo-calls.js';
@@ -220,7 +221,7 @@ describe('a remembered ban', () => {
     expect(requestCalls()).toEqual([]);
 
     // The operator lifts the ban (the admin CLI's store, another process); this instance still remembers it...
-    expect(await store.unban(c.customerId, now)).toBe(true);
+    expect(await banLifter(own.db, process.env.COUNTERS_TABLE ?? '').unban(c.customerId, now)).toBe(true);
     now = T0 + 1_000 + BAN_RECHECK_MS - 1;
     expect((await c.list()).body).toMatchObject({ code: 'API_KEY_TEMPORARILY_BANNED' });
     expect(requestCalls()).toEqual([]);

@@ -9,7 +9,7 @@ import { ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { nowMs, setClock } from '../../lib/clock.js';
-import { toHttpError } from '../../lib/http/http-errors.js';
+import { errorAnswer } from '../../lib/http/to-http-error.js';
 import { dayCountName, minuteCountName } from '../../lib/rate-limit/counter-item.js';
 import { dynamoRateLimiter } from '../../lib/rate-limit/dynamo-limiter.js';
 import type { Admission } from '../../lib/rate-limit/limiter.js';
@@ -24,6 +24,7 @@ import {
   shardKey,
   shardLimits,
 } from '../../lib/rate-limit/shards.js';
+import { banLifter } from '../../lib/rate-limit/unban.js';
 import { storedCounts } from '../support/counters.js';
 import { testDb } from '../support/customers.js';
 import { recordedClient } from '../support/dynamo-calls.js';
@@ -134,12 +135,12 @@ describe('a customer counted on several items', () => {
       expect(await fresh.consume(id, limits, now)).toMatchObject({ admitted: false, reason: 'banned', banUntil: T0 / 1000 + 900 });
     }
     expect((await store.peek(id, limits, now)).banUntil).toBe(T0 / 1000 + 900);
-    expect(await store.unban(id, now)).toBe(true);
+    expect(await banLifter(own.db, TABLE).unban(id, now)).toBe(true);
     const after = scaled(capacity);
     for (let i = 0; i < 4; i++) expect((await after.consume(id, limits, now)).admitted).toBe(true);
     // A second unban finds no ban on any item: every write's condition fails, nothing is written.
     own.recorder.take();
-    expect(await store.unban(id, now)).toBe(false);
+    expect(await banLifter(own.db, TABLE).unban(id, now)).toBe(false);
     expect(own.recorder.writes(own.recorder.take()).filter((c) => !c.failed)).toEqual([]);
   });
 });
@@ -198,7 +199,7 @@ describe('under a per-item write ceiling, as DynamoDB enforces per partition', (
           Array.from({ length: wave }, () =>
             limiter.consume(id, limits, now).then(
               (a) => (a.admitted ? 200 : 429),
-              (error: unknown) => toHttpError(error, 'drive').status,
+              (error: unknown) => errorAnswer(error, 'drive').status,
             ),
           ),
         );
@@ -232,7 +233,7 @@ describe('under a per-item write ceiling, as DynamoDB enforces per partition', (
       Array.from({ length: 4 * X }, () =>
         limiter.consume(lone, single, now).then(
           () => 200,
-          (error: unknown) => toHttpError(error, 'one').status,
+          (error: unknown) => errorAnswer(error, 'one').status,
         ),
       ),
     );

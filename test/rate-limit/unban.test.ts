@@ -14,6 +14,7 @@ import { dynamoRateLimiter } from '../../lib/rate-limit/dynamo-limiter.js';
 import type { Admission } from '../../lib/rate-limit/limiter.js';
 import { BAN_RECHECK_MS, refusalCache } from '../../lib/rate-limit/refusal-cache.js';
 import { statusMemory } from '../../lib/rate-limit/status-memory.js';
+import { banLifter } from '../../lib/rate-limit/unban.js';
 import { windowStarts } from '../../lib/rate-limit/windows.js';
 import { storedCounts } from '../support/counters.js';
 import { testDb } from '../support/customers.js';
@@ -27,6 +28,7 @@ const { db, recorder } = recordedClient();
 const store = dynamoRateLimiter(db, TABLE, { banSeconds: 900 });
 /** The admin CLI's store: its own client, its calls not counted. */
 const operator = dynamoRateLimiter(testDb, TABLE, { banSeconds: 900 });
+const operatorBans = banLifter(testDb, TABLE);
 
 /** An instance as a function's process builds it; its timer's writes run only when the test says. */
 function instance() {
@@ -52,7 +54,7 @@ describe('after an unban, every instance stops answering the ban within BAN_RECH
     const learnedAt = [unbannedAt - 9_900, unbannedAt - 5_000, unbannedAt - 100];
     const instances = learnedAt.map(() => instance());
     for (const [i, limiter] of instances.entries()) expect(outcome(await limiter.consume(id, limits, learnedAt[i] ?? 0))).toBe('banned');
-    expect(await operator.unban(id, unbannedAt)).toBe(true);
+    expect(await operatorBans.unban(id, unbannedAt)).toBe(true);
     recorder.take();
 
     const answers: { i: number; at: number; outcome: string }[] = [];
@@ -85,7 +87,7 @@ describe('after an unban, every instance stops answering the ban within BAN_RECH
     await usedUpAndBanned(id, limits, T0);
     const limiter = instance();
     expect(outcome(await limiter.consume(id, limits, T0 + 1_000))).toBe('banned');
-    await operator.unban(id, T0 + 2_000);
+    await operatorBans.unban(id, T0 + 2_000);
     const at = T0 + 1_000 + BAN_RECHECK_MS;
     const together = await Promise.all(Array.from({ length: 5 }, () => limiter.consume(id, limits, at)));
     expect(together.map(outcome)).toEqual(Array(5).fill('limit'));
@@ -102,7 +104,7 @@ describe('after an unban, every instance stops answering the ban within BAN_RECH
     for (let at = T0 + 1_000; at < T0 + 1_000 + BAN_RECHECK_MS; at += 500)
       expect((await limiter.peek(id, limits, at)).banUntil).toBe(banned.banUntil);
     expect(recorder.take()).toEqual([]);
-    await operator.unban(id, T0 + 5_000);
+    await operatorBans.unban(id, T0 + 5_000);
     const checked = await limiter.peek(id, limits, T0 + 1_000 + BAN_RECHECK_MS);
     expect(checked).toMatchObject({ banUntil: null, windows: { minute: { remaining: 0 } } });
     expect(recorder.take().map((c) => c.command)).toEqual(['GetItemCommand']);
@@ -123,7 +125,7 @@ describe('refusals an instance held from before an unban never count toward a ne
     expect(recorder.take().filter(isRefusalCount)).toEqual([]);
     // Meanwhile other instances' refusals ban the customer, and the operator lifts the ban.
     await operator.countRefusals(id, limits, 10, T0 / 1000, T0 + 200);
-    await operator.unban(id, T0 + 500);
+    await operatorBans.unban(id, T0 + 500);
 
     // The tenth refusal here brings this instance's count to the threshold: it writes, and the store leaves out the
     // batch, which began before the unban. No ban.
@@ -155,7 +157,7 @@ describe('an unban of a customer who is not banned changes nothing', () => {
 
     recorder.take();
     const { db: own, recorder: operatorCalls } = recordedClient('noOpUnban');
-    expect(await dynamoRateLimiter(own, TABLE, { banSeconds: 900 }).unban(id, T0 + 1_000)).toBe(false);
+    expect(await banLifter(own, TABLE).unban(id, T0 + 1_000)).toBe(false);
     // Not a single write succeeded: the item is as it was, with no unban's time on it.
     expect(operatorCalls.writes(operatorCalls.take()).filter((c) => !c.failed)).toEqual([]);
     expect(await readItem(id)).toEqual(before);
@@ -177,16 +179,16 @@ describe('an unban of a customer who is not banned changes nothing', () => {
     expect(before?.banUntil).toBe(T0 / 1000 + 900);
     // At the ban's last moment it is still in force; at its end it is not.
     const ended = T0 + 900_000;
-    expect(await operator.unban(id, ended)).toBe(false);
+    expect(await operatorBans.unban(id, ended)).toBe(false);
     expect(await readItem(id)).toEqual(before);
-    expect(await operator.unban(id, ended - 1)).toBe(true);
+    expect(await operatorBans.unban(id, ended - 1)).toBe(true);
     expect(await readItem(id)).toMatchObject({ unbannedAtMs: ended - 1 });
     expect((await readItem(id))?.banUntil).toBeUndefined();
   });
 
   it('a customer with no counters at all: no item is made', async () => {
     const id = newCustomer();
-    expect(await operator.unban(id, T0)).toBe(false);
+    expect(await operatorBans.unban(id, T0)).toBe(false);
     expect(await readItem(id)).toBeUndefined();
   });
 });

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { rateLimitHeaders, retryAfter } from '../../lib/rate-limit/headers.js';
-import { blocking, currentCounts, DAY, MINUTE, tightest, views, windowStarts } from '../../lib/rate-limit/windows.js';
+import { blocking, DAY, MINUTE, tightest, views, windowStarts } from '../../lib/rate-limit/windows.js';
 
 const DAY_START = Date.UTC(2036, 2, 10) / 1000;
 const NOW = DAY_START + 12 * 3600 + 34 * 60 + 15; // 12:34:15 UTC
@@ -15,26 +15,6 @@ describe('windowStarts', () => {
     expect(windowStarts(NOW)).toEqual({ minuteStart: NOW - 15, dayStart: DAY_START });
     expect(windowStarts(DAY_START)).toEqual({ minuteStart: DAY_START, dayStart: DAY_START });
     expect(windowStarts(DAY_START - 1)).toEqual({ minuteStart: DAY_START - MINUTE, dayStart: DAY_START - DAY });
-  });
-});
-
-describe('currentCounts', () => {
-  it('keeps the counts of the current windows', () => {
-    const state = { minuteStart: NOW - 15, minuteCount: 7, dayStart: DAY_START, dayCount: 300 };
-    expect(currentCounts(state, NOW)).toEqual(state);
-  });
-
-  it('counts an ended minute as empty but keeps the day', () => {
-    const state = { minuteStart: NOW - 15 - MINUTE, minuteCount: 60, dayStart: DAY_START, dayCount: 300 };
-    expect(currentCounts(state, NOW)).toEqual({ minuteStart: NOW - 15, minuteCount: 0, dayStart: DAY_START, dayCount: 300 });
-  });
-
-  it('counts an ended day as empty, and a customer never seen as zero', () => {
-    expect(currentCounts({ minuteStart: DAY_START - 60, minuteCount: 5, dayStart: DAY_START - DAY, dayCount: 999 }, NOW)).toMatchObject({
-      minuteCount: 0,
-      dayCount: 0,
-    });
-    expect(currentCounts({}, NOW)).toMatchObject({ minuteCount: 0, dayCount: 0 });
   });
 });
 

@@ -16,8 +16,8 @@ import { type DynamoLocal, startDynamoLocal } from '../../infra/local/dynamodb-l
 import { ensureTables } from '../../infra/local/tables.js';
 import { authAdmin } from '../../lib/auth/admin.js';
 import { createDynamoClient } from '../../lib/dynamo/create-client.js';
-import { admittedInDay } from '../../lib/rate-limit/counter-item.js';
 import { createCategory } from '../../lib/routes.js';
+import { admittedInDay } from '../support/admitted.js';
 import { successBody } from '../support/answer.js';
 import { categoryIntegrity } from '../support/category-integrity.js';
 import { type Answer, CONTRACT_STATUSES, contractViolations, send } from '../support/contract-answer.js';

@@ -6,7 +6,7 @@
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { admittedInDay } from '../../lib/rate-limit/counter-item.js';
+import { admittedInDay } from '../support/admitted.js';
 import { type Answer, contractViolations, send } from '../support/contract-answer.js';
 import { addKey, makeCustomer, testAuthStore, testDb } from '../support/customers.js';
 import { useGateway } from '../support/http.js';

@@ -8,7 +8,7 @@ import { ProvisionedThroughputExceededException, ThrottlingException } from '@aw
 import type { HandlerExecutionContext } from '@smithy/types';
 import * as v from 'valibot';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { authorizerDynamoClient, dynamoClient } from '../../lib/dynamo/client.js';
+import { authorizerDocumentClient, documentClient } from '../../lib/dynamo/client.js';
 import { categoryIntegrity } from '../support/category-integrity.js';
 import { contractViolations } from '../support/contract-answer.js';
 import { testDb } from '../support/customers.js';
@@ -17,7 +17,8 @@ import { useGateway } from '../support/http.js';
 import { captureLogs } from '../support/logs.js';
 
 const { call } = useGateway();
-const clients = [dynamoClient(), authorizerDynamoClient()];
+// A document client shares its low-level client's middleware stack.
+const clients = [documentClient(), authorizerDocumentClient()];
 const json = { 'Content-Type': 'application/json' };
 const table = () => categoryIntegrity(testDb, testTable('CATEGORIES_TABLE'));
 

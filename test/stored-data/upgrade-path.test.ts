@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Gateway, startGateway } from '../../infra/local/gateway.js';
-import { GATEWAY_RESPONSES } from '../../lib/http/gateway-responses.js';
+import { GATEWAY_RESPONSES } from '../../lib/api-gateway/gateway-responses.js';
 import { petstore } from '../support/cli.js';
 import { testAuthStore } from '../support/customers.js';
 import { type FixtureEntry, fixtureFile, writeFixtures } from '../support/stored-items.js';

@@ -1,6 +1,7 @@
 /**
  * Every module of the product (lib/, functions/, infra/) stays short enough to read in one sitting: at most 250
- * lines. A module that grows past it holds more than one job, and is split where its jobs part.
+ * lines, split where its jobs part. The header of a module of lib/ and functions/ says what it owns in 6 lines or
+ * fewer; reasoning goes beside the code it explains, to docs/contributing.md or to commit messages.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -18,6 +19,14 @@ function files(dir: string): string[] {
   });
 }
 
+const MAX_HEADER_LINES = 6;
+
+/** The text lines of a module's leading doc comment (after a shebang), the delimiters left out. */
+function headerLines(file: string): number {
+  const header = /^(?:#![^\n]*\n)?\/\*\*\n([\s\S]*?)\n \*\//.exec(readFileSync(path.join(ROOT, file), 'utf8'));
+  return header?.[1] ? header[1].split('\n').length : 0;
+}
+
 const lines = (file: string) => readFileSync(path.join(ROOT, file), 'utf8').split('\n').length - 1;
 
 describe('product modules', () => {
@@ -25,11 +34,18 @@ describe('product modules', () => {
 
   it('are found, the separate .mts modules included', () => {
     expect(modules.length).toBeGreaterThan(100);
-    expect(modules).toContain('lib/http/idempotency-utility.mts');
+    expect(modules).toContain('lib/idempotency/utility.mts');
   });
 
   it(`are at most ${MAX_LINES} lines each`, () => {
     const long = modules.filter((file) => lines(file) > MAX_LINES).map((file) => `${file}: ${lines(file)} lines`);
+    expect(long).toEqual([]);
+  });
+
+  it(`of lib/ and functions/ have a header of at most ${MAX_HEADER_LINES} lines`, () => {
+    const headed = modules.filter((file) => /^(lib|functions)\//.test(file));
+    expect(headed.filter((file) => headerLines(file) > 0).length).toBeGreaterThan(100);
+    const long = headed.filter((file) => headerLines(file) > MAX_HEADER_LINES).map((file) => `${file}: ${headerLines(file)} lines`);
     expect(long).toEqual([]);
   });
 });

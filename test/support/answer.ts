@@ -6,7 +6,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import * as v from 'valibot';
-import { ERROR_CODES, type ErrorBody } from '../../lib/http/errors.js';
+import { ERROR_CODES, type ErrorBody } from '../../lib/http/error-codes.js';
 import type { Quota, Route } from '../../lib/routes.js';
 
 export interface Answer {

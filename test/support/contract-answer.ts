@@ -3,7 +3,7 @@
  * of the contract, JSON, X-Request-Id, the X-RateLimit headers, and for errors the Error body with a code of the
  * closed set whose status matches. Used by the fuzzing, fault and concurrency suites.
  */
-import { ERROR_STATUS, isErrorCode } from '../../lib/http/errors.js';
+import { ERROR_STATUS, isErrorCode } from '../../lib/http/error-codes.js';
 import { type Answer, answerOfResponse } from './answer.js';
 
 export type { Answer } from './answer.js';

@@ -35,7 +35,7 @@ function keyOf(input: unknown): string | undefined {
   return typeof id === 'object' && id !== null && 'S' in id && typeof id.S === 'string' ? id.S : undefined;
 }
 
-export function recordCalls(client: DynamoDBClient, name = 'testCallRecorder') {
+export function recordCalls(client: Pick<DynamoDBClient, 'middlewareStack'>, name = 'testCallRecorder') {
   const calls: RecordedCall[] = [];
   client.middlewareStack.add(
     (next, context) => async (args) => {
@@ -91,8 +91,8 @@ export async function newInstance<T>(load: () => Promise<T>, clock?: () => numbe
   vi.resetModules();
   quietFreshLogs((await import('../../lib/log.js')).setLogSink);
   const { setClock } = await import('../../lib/clock.js');
-  const { authorizerDynamoClient, dynamoClient } = await import('../../lib/dynamo/client.js');
+  const { authorizerDocumentClient, documentClient } = await import('../../lib/dynamo/client.js');
   if (clock) setClock(clock);
   const loaded = await load();
-  return { ...loaded, calls: recordCalls(dynamoClient()), authorizerCalls: recordCalls(authorizerDynamoClient()) };
+  return { ...loaded, calls: recordCalls(documentClient()), authorizerCalls: recordCalls(authorizerDocumentClient()) };
 }

@@ -16,11 +16,11 @@ export const unban = defineCommand({
   flags: {},
   prepare({ args, stage }) {
     const customerId = parseWith(CustomerIdSchema, args[0], 'customerId');
-    return async ({ auth, counters, audit }) => {
+    return async ({ auth, counters, bans, audit }) => {
       const customer = await existingCustomer(auth, customerId, stage);
       const now = nowMs();
       const { banUntil } = await counters.peek(customerId, limitsOf(customer), now);
-      const wasBanned = await counters.unban(customerId, now);
+      const wasBanned = await bans.unban(customerId, now);
       if (wasBanned) {
         // The ban is the rate limiter's item, outside any transaction of ours: its record follows the unban.
         const until = banUntil === null ? 'running' : new Date(banUntil * 1000).toISOString();

@@ -4,7 +4,7 @@
  * `status` equal to the HTTP status and the code the check expects. Each function returns the ways an answer
  * breaks a promise, in words an operator can act on; none means it keeps it.
  */
-import type { ErrorCode } from '../../http/errors.js';
+import type { ErrorCode } from '../../http/error-codes.js';
 import type { Answer } from './http.js';
 
 /** How a header is shown in a problem: its value, or that it is missing. */

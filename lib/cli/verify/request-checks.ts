@@ -7,7 +7,7 @@ import { isDeepStrictEqual } from 'node:util';
 import * as v from 'valibot';
 import { generateKey } from '../../auth/keys.js';
 import { CategorySchema } from '../../categories/schema.js';
-import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from '../../http/idempotency-names.js';
+import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from '../../idempotency/names.js';
 import { ROUTES, type Route } from '../../routes.js';
 import type { Check, CheckOutcome, VerifyContext } from './check.js';
 import { errorProblems, shown, successProblems } from './expect.js';

@@ -5,11 +5,10 @@
  * are recognised by name, not by class, so that this module, which every function carries, imports none of them.
  */
 import * as v from 'valibot';
-import { CategoryContention, CategoryExists, CategoryLimitReached } from '../categories/errors.js';
 import { isDynamoUnavailable, UNAVAILABLE_RETRY_AFTER } from '../dynamo/outage.js';
+import { IDEMPOTENCY_KEY_HEADER } from '../idempotency/names.js';
 import { log } from '../log.js';
-import { HttpError } from './errors.js';
-import { IDEMPOTENCY_KEY_HEADER } from './idempotency-names.js';
+import { type ErrorCode, HttpError } from './error-codes.js';
 import type { Result } from './response.js';
 
 const UNAVAILABLE_MESSAGE = 'The service is temporarily unavailable; retry after the time in Retry-After';
@@ -19,6 +18,16 @@ const UNAVAILABLE_MESSAGE = 'The service is temporarily unavailable; retry after
  * time would have run out, at most CLAIM_LAPSES_AFTER_SECONDS (idempotency-key.ts) after it started.
  */
 export const IN_PROGRESS_RETRY_AFTER = '1';
+
+/**
+ * The domain's errors (lib/categories/errors.ts), by name like the libraries' below, so that a function that never
+ * throws them does not carry their module.
+ */
+const DOMAIN_ERRORS: Readonly<Record<string, { code: ErrorCode; headers?: Record<string, string> }>> = {
+  CategoryExists: { code: 'CATEGORY_EXISTS' },
+  CategoryLimitReached: { code: 'CATEGORY_LIMIT_REACHED' },
+  CategoryContention: { code: 'SERVICE_UNAVAILABLE', headers: { 'Retry-After': '1' } },
+};
 
 /** What @middy/http-json-body-parser throws (an HttpError of @middy/util, caused by the package). */
 const BodyParserErrorSchema = v.object({
@@ -65,11 +74,10 @@ function idempotencyRefusal(error: unknown): HttpError | undefined {
   return undefined;
 }
 
-export function toHttpError(error: unknown, requestId: string): HttpError {
+function toHttpError(error: unknown, requestId: string): HttpError {
   if (error instanceof HttpError) return error;
-  if (error instanceof CategoryExists) return new HttpError('CATEGORY_EXISTS', error.message);
-  if (error instanceof CategoryLimitReached) return new HttpError('CATEGORY_LIMIT_REACHED', error.message);
-  if (error instanceof CategoryContention) return new HttpError('SERVICE_UNAVAILABLE', error.message, { 'Retry-After': '1' });
+  const domain = error instanceof Error && Object.hasOwn(DOMAIN_ERRORS, error.name) ? DOMAIN_ERRORS[error.name] : undefined;
+  if (domain && error instanceof Error) return new HttpError(domain.code, error.message, domain.headers);
   const refusal = idempotencyRefusal(error) ?? bodyParserRefusal(error);
   if (refusal) return refusal;
   // Middy's TimeoutError (a handler still running near Lambda's timeout) is one of these by its name.
@@ -81,9 +89,10 @@ export function toHttpError(error: unknown, requestId: string): HttpError {
   return new HttpError('INTERNAL_ERROR', `Something went wrong on our side; quote request id ${requestId} if it persists`);
 }
 
-/** The contract's Error shape, with the headers that belong to the error. */
-export function errorResult(error: HttpError): Result {
-  return { status: error.status, body: error.toJSON(), headers: error.headers };
+/** The one place an error becomes an answer: the contract's Error shape, with the headers that belong to the error. */
+export function errorAnswer(error: unknown, requestId: string): Result {
+  const refusal = toHttpError(error, requestId);
+  return { status: refusal.status, body: refusal.toJSON(), headers: refusal.headers };
 }
 
 function describe(error: unknown): Record<string, unknown> {

@@ -11,7 +11,7 @@ import { rateLimitHeaders, retryAfter } from '../rate-limit/headers.js';
 import type { Admission, RateLimiter, UsageSnapshot } from '../rate-limit/limiter.js';
 import { blocking } from '../rate-limit/windows.js';
 import type { Route } from '../routes.js';
-import { HttpError } from './errors.js';
+import { HttpError } from './error-codes.js';
 
 export interface Decision {
   /** The 429 to answer with, when the request is refused. */
@@ -22,7 +22,7 @@ export interface Decision {
   usage?: UsageSnapshot;
   /**
    * Writes the decision's metric (one EMF line per counted request, lib/metrics.ts), once; the request path calls it
-   * while the operation's own DynamoDB call is in flight, where its CPU time costs no latency.
+   * as soon as the decision is known.
    */
   record: () => void;
 }

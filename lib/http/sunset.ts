@@ -7,7 +7,7 @@ import type { AuthContext } from '../auth/context.js';
 import { nowMs } from '../clock.js';
 import type { Deprecation } from '../deprecation.js';
 import { log } from '../log.js';
-import { HttpError } from './errors.js';
+import { HttpError } from './error-codes.js';
 import { datesInForce } from './route-headers.js';
 
 export function deprecatedCall(

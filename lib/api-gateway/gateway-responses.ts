@@ -3,38 +3,11 @@
  * the limit, stage throttling, anything else; and the one answer WAF gives itself (WEB_ACL_RESPONSES). The CDK
  * stack turns these tables into gateway responses and the web ACL's custom response, and the local gateway answers
  * from them, so all speak the contract's Error shape with the same words.
- *
- * No customer is known when the gateway answers, so no plan window applies: the X-RateLimit headers say 0/0/0,
- * meaning "no quota is being spent and there is no window to wait for" (docs/api.md, "Rate-limit headers").
  */
 import { UNAVAILABLE_RETRY_AFTER } from '../dynamo/outage.js';
+import { BEARER_CHALLENGE, INVALID_TOKEN_CHALLENGE } from '../http/answer-headers.js';
+import type { ErrorCode } from '../http/error-codes.js';
 import { ADDRESS_RATE_WINDOW_SECONDS } from '../usage-plans.js';
-import type { ErrorCode } from './errors.js';
-
-export const GATEWAY_RATE_LIMIT_HEADERS: Readonly<Record<string, string>> = {
-  'X-RateLimit-Limit': '0',
-  'X-RateLimit-Remaining': '0',
-  'X-RateLimit-Reset': '0',
-};
-
-/**
- * On every answer, the gateway's and the functions' alike: nothing an answer holds (a customer's data, its quota)
- * may be stored by a cache on the way, and no client may guess a type other than the Content-Type (OWASP REST
- * Security Cheat Sheet, "Security headers").
- */
-export const ANSWER_HEADERS: Readonly<Record<string, string>> = {
-  'Cache-Control': 'no-store',
-  'X-Content-Type-Options': 'nosniff',
-};
-
-/**
- * The challenge of every 401 (RFC 9110, 11.6.1), in RFC 6750's form: without `error` when no credentials were sent,
- * with `error="invalid_token"` when a key was sent and refused. Gateway responses hold static header values only, so
- * the deployed answer to a refused key says invalid_token whatever the reason (a wrong scheme, a repeated header).
- */
-export const AUTH_REALM = 'Pet Store API';
-export const BEARER_CHALLENGE = `Bearer realm="${AUTH_REALM}"`;
-export const INVALID_TOKEN_CHALLENGE = `${BEARER_CHALLENGE}, error="invalid_token"`;
 
 export interface GatewayResponseSpec {
   status: number;
@@ -67,6 +40,10 @@ const BODY_TOO_LARGE = {
 } as const satisfies GatewayResponseSpec;
 
 /** Keyed by API Gateway's ResponseType names. */
+/**
+ * No customer is known when the gateway answers, so no plan window applies: the X-RateLimit headers say 0/0/0,
+ * meaning "no quota is being spent and there is no window to wait for" (docs/api.md, "Rate-limit headers").
+ */
 export const GATEWAY_RESPONSES = {
   MISSING_AUTHENTICATION_TOKEN: {
     status: 404,
@@ -172,6 +149,7 @@ export const FALLBACK_RESPONSE_TYPES: ReadonlySet<string> = new Set(['DEFAULT_4X
  * The gateway response types API Gateway documents that are not customised, each with why it cannot occur in this
  * API (a test holds the templates to each reason). Should one become possible, it would get the DEFAULT_4XX body
  * with API Gateway's own status, which the body's `status` would contradict: customise it then.
+ * @internal read by the template tests
  */
 export const UNCUSTOMISED_RESPONSE_TYPES = {
   BAD_REQUEST_PARAMETERS: 'no method has a request validator: the functions validate',

@@ -1,14 +1,8 @@
 /**
- * Admission on one counter item: one conditional UpdateItem that adds 1 to the counts of the request's minute and
- * day while both are below the item's share of the limits and no ban runs. The counts are named after their windows
- * (counter-item.ts), so the first request of a window is no different and there is nothing to roll over. When the
- * write is refused, ReturnValuesOnConditionCheckFailure tells a ban from a used-up window without another read.
- * Counting refusals toward a ban is left to the caller (ban.ts, through refusal-cache.ts), which batches it.
- *
- * The same write also removes the stale names this instance noted for the item (stale-names.ts), counts a call to a
- * deprecated operation (`callOf`), and keeps the item's TTL the usage retention after today. What it returns is
- * handed to `afterAdmitted` (the move of finished days to the usage history, lib/usage/day-move.ts), which the
- * admission waits for but does not depend on.
+ * Admission on one counter item: one conditional UpdateItem that adds 1 to the minute's and the day's counts while
+ * both are below the item's share and no ban runs; a refusal returns the item (ReturnValuesOnConditionCheckFailure)
+ * so a ban is told from a used-up window without a read. The same write removes stale names, counts a deprecated
+ * call and keeps the TTL.
  */
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Limits } from '../plans.js';
@@ -39,7 +33,7 @@ export interface ItemAdmissionOptions {
   afterAdmitted?: (customerId: string, key: string, item: CounterItem | undefined, dayStart: number) => Promise<void>;
 }
 
-export type Outcome = { outcome: 'admitted' | 'limit' | 'banned'; counts: ItemCounts };
+export type ItemOutcome = { outcome: 'admitted' | 'limit' | 'banned'; counts: ItemCounts };
 
 export function itemAdmission(db: DynamoDBDocumentClient, table: string, options: ItemAdmissionOptions) {
   /**
@@ -47,7 +41,13 @@ export function itemAdmission(db: DynamoDBDocumentClient, table: string, options
    * `callOf`, the same write counts the call to that deprecated operation, so it costs no second write and a refused
    * call is not counted.
    */
-  return async function admitOn(customerId: string, key: string, share: Limits, now: number, callOf: string | undefined): Promise<Outcome> {
+  return async function admitOn(
+    customerId: string,
+    key: string,
+    share: Limits,
+    now: number,
+    callOf: string | undefined,
+  ): Promise<ItemOutcome> {
     const { minuteStart, dayStart } = windowStarts(now);
     const names: Record<string, string> = { '#m': minuteCountName(minuteStart), '#d': dayCountName(dayStart) };
     if (callOf !== undefined) {

@@ -1,10 +1,7 @@
 /**
- * The idempotency table's records, read and written with the function's document client. The item is the one
- * Powertools' DynamoDB persistence layer writes, with its default attribute names and its condition for a claim, so
- * records written before this module (or by that layer) read the same:
- *   { id, status, expiration (s), in_progress_expiration (ms), validation (the body's hash), data (the answer) }
- * The idempotency utility (idempotency-utility.mts) reads and writes through this interface rather than importing the
- * SDK itself: see there why.
+ * The idempotency table's records, read and written with the function's document client, in the form Powertools'
+ * DynamoDB persistence layer writes (its attribute names and its condition for a claim), so records written by it
+ * or by the previous release read the same.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';

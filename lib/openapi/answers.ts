@@ -2,11 +2,12 @@
  * Everything a route can answer, derived from its definition and the request path's steps: its error codes and the
  * headers on its answers. The OpenAPI document is written from this, and a test checks it against the request path.
  */
+
+import { GATEWAY_RESPONSES, WEB_ACL_RESPONSES } from '../api-gateway/gateway-responses.js';
+import { ERROR_STATUS, type ErrorCode } from '../http/error-codes.js';
+import { BODY_ERRORS } from '../http/json-body.js';
+import { REPLAYED_HEADER } from '../idempotency/key.js';
 import type { Route } from '../routes.js';
-import { ERROR_STATUS, type ErrorCode } from './errors.js';
-import { GATEWAY_RESPONSES, WEB_ACL_RESPONSES } from './gateway-responses.js';
-import { REPLAYED_HEADER } from './idempotency-key.js';
-import { BODY_ERRORS } from './json-body.js';
 
 /**
  * The answers API Gateway and WAF give for the whole API, before the operation runs: a malformed request (400), a

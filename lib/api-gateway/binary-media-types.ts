@@ -5,14 +5,15 @@
  * conversions in API Gateway", docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-payload-encodings-workflow.html).
  * AWS does not document what becomes of bytes that are not UTF-8 on the text path, so every type is listed:
  * the function then sees the bytes themselves and refuses invalid UTF-8 (lib/http/json-body.ts).
- *
+ */
+import { parseContentType } from '../http/media-type.js';
+
+/**
  * It changes nothing in the answers: API Gateway decodes a function's body from base64 only when the function says
  * isBase64Encoded, which ours never do ("Return binary media from a Lambda proxy integration in API Gateway").
  * It does rule out mock integrations (a CORS preflight, a health check): with every type binary they are reported to answer 500,
  * so one added later needs its own answer from a function instead.
  */
-import { parseContentType } from './media-type.js';
-
 export const BINARY_MEDIA_TYPES: readonly string[] = ['*/*'];
 
 /** Whether a request with this Content-Type has its body passed as binary; `*` matches a whole type or subtype. */

@@ -1,18 +1,6 @@
 /**
- * Powertools for AWS Lambda's Idempotency utility around an operation (lib/http/idempotency.ts says what a key
- * does): the first request with a key claims it, runs, and stores its answer; a retry with the same key and body gets
- * that answer with `replayed`; the same key with another body is the library's IdempotencyValidationError; a retry
- * while the first still runs its IdempotencyAlreadyInProgressError (http-errors.ts maps both).
- *
- * Loaded by the first request of an instance that carries an Idempotency-Key, from a file of its own: idempotency.ts
- * imports it as `./idempotency-utility.mjs`, which the function's bundle keeps as it is, and the function's asset
- * holds this module bundled by itself beside index.mjs (infra/constructs/separate-modules.ts; an `.mts` file, so that
- * one specifier names it in the sources and in the asset). No cold start reads or parses the library (about 40 KiB
- * with its JMESPath engine, which also loads node:zlib). Its bundle holds copies of whatever it imports, so it
- * imports nothing whose state the function shares: with Powertools' own DynamoDB layer, which imports the SDK's
- * client, that would be a second SDK and a second client. So the records come in as an interface
- * (idempotency-records.ts) over the function's document client, and the persistence layer here only translates
- * between the library's records and them.
+ * Powertools' Idempotency utility (`makeIdempotent`) over the records of records.ts, in a file of its own that only
+ * the functions of idempotent routes carry, loaded by an instance's first request with a key.
  */
 import {
   IdempotencyConfig,
@@ -24,8 +12,8 @@ import {
 } from '@aws-lambda-powertools/idempotency';
 import { BasePersistenceLayer, IdempotencyRecord } from '@aws-lambda-powertools/idempotency/persistence';
 import type { Context } from 'aws-lambda';
-import type { IdempotentRequest } from './idempotency-key.js';
-import type { IdempotencyRecords, RecordItem, RecordWrite, StoredAnswer } from './idempotency-records.js';
+import type { IdempotentRequest } from './key.js';
+import type { IdempotencyRecords, RecordItem, RecordWrite, StoredAnswer } from './records.js';
 
 const STATUSES = Object.values(IdempotencyRecordStatus);
 

@@ -7,9 +7,9 @@
  */
 import type { Context } from 'aws-lambda';
 import { FUNCTION_SETTINGS } from '../function-settings.js';
-import { HttpError } from './errors.js';
-import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_MAX, REMEMBERED_SECONDS, REPLAYED_HEADER } from './idempotency-names.js';
-import type { ApiEvent, Result } from './response.js';
+import { HttpError } from '../http/error-codes.js';
+import type { ApiEvent, Result } from '../http/response.js';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_MAX, REMEMBERED_SECONDS, REPLAYED_HEADER } from './names.js';
 
 export { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_MAX, REMEMBERED_SECONDS, REPLAYED_HEADER };
 /** Seconds a claim on a key can outlive the request that made it: the function's timeout (see idempotency.ts). */
@@ -56,7 +56,10 @@ export interface IdempotentRequest {
  * handler file of an idempotent route hands it over (lib/http/operation.ts). `prepare`, when given, is called as
  * soon as a request is found to carry a key, before admission has decided: work the runner will need (loading its
  * library), started early so that it overlaps the count's round trip; it must not write and must not throw.
+ * `keyOf` reads the request's key (`idempotencyKeyOf`): through the runner, so that only idempotent routes' bundles
+ * carry this module.
  */
 export type IdempotentRunner = ((request: IdempotentRequest, context: Context, run: () => Promise<Result>) => Promise<Result>) & {
   prepare?: () => void;
+  keyOf: (event: ApiEvent) => string | undefined;
 };
