@@ -58,7 +58,7 @@ export interface Route<TQuota extends Quota = Quota, TBody = unknown, TIdempoten
   /** DynamoDB tables the operation's function uses, and how; the CDK stack grants exactly these. */
   tables: Partial<Record<TableId, Access>>;
   /**
-   * Takes an optional Idempotency-Key header (lib/http/idempotency.ts): a retry with the same key and body gets the
+   * Takes an optional Idempotency-Key header (lib/idempotency/runner.ts): a retry with the same key and body gets the
    * first answer again, and nothing runs twice. Only for a POST, and the route then writes the idempotency table.
    * Said here only: the handler file of such a route must hand over the runner, and one of another route must not
    * (a type error either way).

@@ -52,7 +52,7 @@ export class OperationFunction extends ApiFunction {
       reservedConcurrency: props.reservedConcurrency,
       entry: path.join(PROJECT_ROOT, 'functions', `${route.handler}.ts`),
       // An idempotent route's function loads Powertools' idempotency utility from a file of its own, with the first
-      // request that carries an Idempotency-Key (lib/http/idempotency.ts).
+      // request that carries an Idempotency-Key (lib/idempotency/runner.ts).
       separateModules: route.idempotent ? [IDEMPOTENCY_UTILITY] : [],
       description: `Pet Store ${stage}: ${route.operationId} (${route.method} ${route.path})`,
       environment: {

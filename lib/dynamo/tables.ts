@@ -30,7 +30,7 @@ export const TABLES: readonly TableSpec[] = [
   { id: 'counters', envVar: 'COUNTERS_TABLE', partitionKey: { name: 'customerId', type: 'S' }, ttlAttribute: 'expiresAt' },
   // Idempotency-Key records, in the layout of Powertools' DynamoDBPersistenceLayer (key `id`, expiry `expiration`
   // in Unix seconds); DynamoDB's TTL deletes them some time after they expire, and the library ignores an expired
-  // record that is still there (lib/http/idempotency.ts).
+  // record that is still there (lib/idempotency/runner.ts).
   { id: 'idempotency', envVar: 'IDEMPOTENCY_TABLE', partitionKey: { name: 'id', type: 'S' }, ttlAttribute: 'expiration' },
   // Every change the admin CLI makes, by customer and time (lib/audit/trail.ts). Only the CLI reads or writes it.
   { id: 'audit', envVar: 'AUDIT_TABLE', partitionKey: { name: 'customerId', type: 'S' }, sortKey: { name: 'sk', type: 'S' } },

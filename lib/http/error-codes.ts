@@ -1,6 +1,6 @@
 /**
  * The one error type at the HTTP boundary and the closed set of codes (docs/api.md, "Errors"). Anything that is not an
- * HttpError becomes INTERNAL_ERROR (or SERVICE_UNAVAILABLE for DynamoDB outages) in http-errors.ts.
+ * HttpError becomes INTERNAL_ERROR (or SERVICE_UNAVAILABLE for DynamoDB outages) in to-http-error.ts.
  */
 export const ERROR_STATUS = {
   MALFORMED_JSON: 400,

@@ -15,7 +15,7 @@ const UNAVAILABLE_MESSAGE = 'The service is temporarily unavailable; retry after
 /**
  * Retry-After of 409 IDEMPOTENCY_IN_PROGRESS. A create takes tens of milliseconds, so the first request has almost
  * always answered a second later. If it died instead (a crash, a timeout), its claim lapses when its invocation's
- * time would have run out, at most CLAIM_LAPSES_AFTER_SECONDS (idempotency-key.ts) after it started.
+ * time would have run out, at most CLAIM_LAPSES_AFTER_SECONDS (lib/idempotency/key.ts) after it started.
  */
 export const IN_PROGRESS_RETRY_AFTER = '1';
 
@@ -55,7 +55,7 @@ function bodyParserRefusal(error: unknown): HttpError | undefined {
   return new HttpError('MALFORMED_JSON', 'The request body is not valid JSON');
 }
 
-/** The idempotency library's refusals (lib/http/idempotency.ts): a key reused with another body, a key in use. */
+/** The idempotency library's refusals (lib/idempotency/runner.ts): a key reused with another body, a key in use. */
 function idempotencyRefusal(error: unknown): HttpError | undefined {
   const name = error instanceof Error ? error.name : undefined;
   if (name === 'IdempotencyValidationError') {

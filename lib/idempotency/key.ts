@@ -2,7 +2,7 @@
  * The Idempotency-Key header of the routes that declare `idempotent` (POST /categories): its names and rules, and
  * the step that checks it. The header is absent (the request runs exactly as without this feature), or one value of
  * 1 to 255 printable ASCII characters, else 400 VALIDATION_FAILED naming it. What a key does is
- * lib/http/idempotency.ts's; this module stays free of the idempotency library, because the OpenAPI document and
+ * lib/idempotency/runner.ts's; this module stays free of the idempotency library, because the OpenAPI document and
  * every function's request path read it, and only the functions of idempotent routes should carry that library.
  */
 import type { Context } from 'aws-lambda';

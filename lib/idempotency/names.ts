@@ -1,5 +1,5 @@
 /**
- * The names and limits of the Idempotency-Key protocol, which the server (idempotency-key.ts) and the TypeScript
+ * The names and limits of the Idempotency-Key protocol, which the server (lib/idempotency/key.ts) and the TypeScript
  * client (lib/client/) share. Free of imports, so the client carries nothing of the server with it.
  */
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';

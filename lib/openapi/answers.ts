@@ -89,7 +89,7 @@ export function statusHeaderNames(route: Route, status: number): string[] {
 
 /**
  * The codes a replay can answer with: the operation's own 4xx, which are remembered with its success
- * (lib/http/idempotency.ts); none for a route without an Idempotency-Key.
+ * (lib/idempotency/runner.ts); none for a route without an Idempotency-Key.
  */
 export function replayableCodes(route: Route): ErrorCode[] {
   return route.idempotent ? route.errors.filter((code) => ERROR_STATUS[code] < 500) : [];

@@ -27,7 +27,7 @@ describe('the error table of docs/api.md', () => {
   it('gives each code the status the code answers with', () => {
     for (const [status = '', cell = ''] of rows) {
       const code = plain(cell);
-      if (!isErrorCode(code)) throw new Error(`${code} is not an error code of lib/http/errors.ts`);
+      if (!isErrorCode(code)) throw new Error(`${code} is not an error code of lib/http/error-codes.ts`);
       expect(Number(status), code).toBe(ERROR_STATUS[code]);
     }
   });

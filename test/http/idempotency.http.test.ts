@@ -32,7 +32,7 @@ const unique = (what: string) => `${what} ${randomUUID().slice(0, 8)}`;
 
 /**
  * The record Powertools keeps for a key: `createCategory#` and the SHA-256 (base64) of the JSON of
- * [customerId, key], the selection of lib/http/idempotency.ts. Tests read it to move its expiry.
+ * [customerId, key], the selection of lib/idempotency/runner.ts. Tests read it to move its expiry.
  */
 const recordId = (customerId: string, key: string) =>
   `createCategory#${createHash('sha256')

@@ -1,6 +1,6 @@
 /**
  * The request path (lib/http/pipeline.ts) through the real Middy chain of `operation()` against DynamoDB Local, part
- * by part: the one error module (http-errors.ts) that turns every error into the contract's code, `finish`
+ * by part: the one error module (to-http-error.ts) that turns every error into the contract's code, `finish`
  * (finish.ts) that puts every header on every answer once and in one order, and the pipeline's order: caller →
  * admission (with the operation alongside where the route only reads, `prepare` before it) → input → handler →
  * finish. Probe routes defined here exercise each branch; the answers of the real routes are held byte for byte in
@@ -136,7 +136,7 @@ function recordingRunner() {
   return { runner, seen };
 }
 
-describe('the one error module (http-errors.ts): what a handler throws becomes the contract’s answer', () => {
+describe('the one error module (to-http-error.ts): what a handler throws becomes the contract’s answer', () => {
   const parserError = (() => {
     try {
       httpJsonBodyParser().before?.({

@@ -208,11 +208,11 @@ describe('npm start reloads', () => {
     expect(before).toMatchObject({ code: 'CATEGORY_EXISTS' });
     const java = run.descendants.filter((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('java'));
 
-    const file = join(copy, 'lib/http/http-errors.ts');
+    const file = join(copy, 'lib/http/to-http-error.ts');
     const source = readFileSync(file, 'utf8');
     const edited = source.replace(
-      "new HttpError('CATEGORY_EXISTS', error.message)",
-      "new HttpError('CATEGORY_EXISTS', 'edited: ' + error.message)",
+      'new HttpError(domain.code, error.message, domain.headers)',
+      "new HttpError(domain.code, 'edited: ' + error.message, domain.headers)",
     );
     expect(edited).not.toBe(source);
     writeFileSync(file, edited);
@@ -224,7 +224,7 @@ describe('npm start reloads', () => {
       },
       { timeout: 60_000, interval: 250 },
     );
-    expect(run.output()).toMatch(/reloaded in [\d.]+ s: lib\/http\/http-errors\.ts changed/);
+    expect(run.output()).toMatch(/reloaded in [\d.]+ s: lib\/http\/to-http-error\.ts changed/);
     // The same DynamoDB Local, started once, and the demo key of the start still valid: nothing was restarted but
     // the gateways.
     expect(java).toHaveLength(1);

@@ -57,7 +57,7 @@ export async function answerOfResponse(response: Response): Promise<Answer> {
   return { status: response.status, headers: response.headers, headerNames: [...response.headers.keys()], body, text };
 }
 
-/** The Error shape every error answer has (lib/http/errors.ts); `satisfies` keeps it in step with ErrorBody. */
+/** The Error shape every error answer has (lib/http/error-codes.ts); `satisfies` keeps it in step with ErrorBody. */
 const ErrorBodySchema = v.object({
   code: v.picklist(ERROR_CODES),
   message: v.string(),
