@@ -45,11 +45,12 @@ export class HttpError extends Error {
   readonly headers: Record<string, string>;
 
   constructor(code: ErrorCode, message: string, headers: Record<string, string> = {}) {
-    // An answer, not a fault: no stack is captured (nothing reads it; measured in docs/performance.md).
-    const limit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 0;
+    // An answer, not a fault: no stack is captured (nothing reads it; measured in docs/performance.md). Through
+    // Reflect because V8's stackTraceLimit is not in the client's DOM-only types, which also compile this module.
+    const limit: unknown = Reflect.get(Error, 'stackTraceLimit');
+    Reflect.set(Error, 'stackTraceLimit', 0);
     super(message);
-    Error.stackTraceLimit = limit;
+    Reflect.set(Error, 'stackTraceLimit', limit);
     this.name = 'HttpError';
     this.code = code;
     this.status = ERROR_STATUS[code];
