@@ -4,12 +4,12 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
-import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createCategory as createCategoryRoute, listCategories } from '../../lib/routes.js';
 import { answerOfResponse, successBody } from '../support/answer.js';
+import { portOpen } from '../support/npm-start.js';
 import { startLocal } from '../support/start-process.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'petstore-start-'));
@@ -32,15 +32,6 @@ const createCategory = (base: string, name: string) =>
   });
 const listNames = async (base: string) =>
   successBody(listCategories, await answerOfResponse(await fetch(`${base}/categories`, { headers: auth(base) }))).map((c) => c.name);
-const portOpen = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = createConnection({ port, host: '127.0.0.1' });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 
 describe('npm start', () => {
   it('serves production and staging apart, keeps data across a restart, and Ctrl-C stops DynamoDB Local', async () => {

@@ -35,14 +35,7 @@ export function descendantsOf(root: number): number[] {
   return found;
 }
 
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+export { alive } from '../../lib/cli/running-start.js';
 
 export const portOpen = (port: number) =>
   new Promise<boolean>((resolve) => {
