@@ -1,9 +1,11 @@
 /**
  * The warm cost of each operation of the tree given as argument, in this process: CPU per invocation
  * (`process.cpuUsage`; DynamoDB Local's JVM is another process) and the bench's warm overhead (handler time minus
- * DynamoDB wait, median). `[OPS=getPetById,...] [HOT_PATH_ENDPOINT=url] npx tsx test/bench/hot-path.ts [root] [n]`;
+ * DynamoDB wait, median). `[OPS=getPetById,...] [HOT_PATH_ENDPOINT=url] [HOT_PATH_PROFILE=prefix] npx tsx test/bench/hot-path.ts [root] [n]`;
  * test/bench/hot-path-compare.ts runs two trees in turn against one DynamoDB Local (docs/performance.md).
  */
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { resolve } from 'node:path';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 // This tree's meter for either tree, so that both are measured alike.
@@ -68,9 +70,21 @@ for (const operation of all.filter((o) => !chosen || chosen.includes(o))) {
   overheads.length = 0;
   dynamoCalls = 0;
   for (const status of Object.keys(statuses)) delete statuses[Number(status)];
+  // HOT_PATH_PROFILE=<prefix>: a CPU profile of the measured invocations alone, <prefix>.<operation>.cpuprofile.
+  const profiling = process.env.HOT_PATH_PROFILE ? new Session() : undefined;
+  if (profiling) {
+    profiling.connect();
+    await profiling.post('Profiler.enable');
+    await profiling.post('Profiler.start');
+  }
   const before = process.cpuUsage();
   await run(invocations);
   const used = process.cpuUsage(before);
+  if (profiling) {
+    const { profile } = await profiling.post('Profiler.stop');
+    writeFileSync(`${process.env.HOT_PATH_PROFILE}.${operation}.cpuprofile`, JSON.stringify(profile));
+    profiling.disconnect();
+  }
   rows.push({
     operation,
     userUsPerCall: Math.round(used.user / invocations),
