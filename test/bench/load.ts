@@ -4,6 +4,7 @@
  * concurrent requests from 20 keys.
  */
 import { type ChildProcess, fork } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { freePort } from '../../infra/local/dynamodb-local.js';
@@ -17,7 +18,22 @@ export type LoadResult = {
   total: number;
   non2xx: number;
   errors: number;
+  /** The server process's CPU (every thread: the local gateway's function instances are workers) per request. */
+  cpuMsPerRequest: number;
 };
+
+/**
+ * A process's CPU time so far in ms, user and system, from /proc (Linux; NaN elsewhere). In clock ticks, which Linux
+ * sets at 100 a second: over a slice of thousands of requests, fine enough.
+ */
+function cpuMs(pid: number | undefined): number {
+  const stat = `/proc/${pid}/stat`;
+  if (pid === undefined || !existsSync(stat)) return Number.NaN;
+  // The fields after the command name (which may hold spaces, inside parentheses): utime and stime are 14 and 15.
+  const text = readFileSync(stat, 'utf8');
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
 
 async function startChild(script: string, env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
@@ -43,7 +59,7 @@ function cannon(url: string, apiKey: string, seconds: number): Promise<autocanno
 }
 
 /** The slices of one server, as one result: requests over the whole time; p50 the slices' median, p99 their worst. */
-function summarise(server: string, slices: autocannon.Result[], seconds: number): LoadResult {
+function summarise(server: string, slices: autocannon.Result[], seconds: number, cpu: number): LoadResult {
   const sum = (pick: (r: autocannon.Result) => number) => slices.reduce((total, r) => total + pick(r), 0);
   const p50s = slices.map((r) => r.latency.p50).sort((a, b) => a - b);
   return {
@@ -54,6 +70,7 @@ function summarise(server: string, slices: autocannon.Result[], seconds: number)
     total: sum((r) => r.requests.total),
     non2xx: sum((r) => r.non2xx),
     errors: sum((r) => r.errors + r.timeouts),
+    cpuMsPerRequest: cpu / sum((r) => r.requests.total),
   };
 }
 
@@ -72,13 +89,18 @@ export async function endToEnd(env: Record<string, string>, newApiKey: () => Pro
   try {
     for (const server of servers) await cannon(`${server.url}/v1/categories`, await newApiKey(), 3);
     const slices: autocannon.Result[][] = [[], []];
+    const cpu = [0, 0];
     for (let i = 0; i < SLICES; i++) {
-      for (const [s, server] of servers.entries())
-        slices[s]?.push(await cannon(`${server.url}/v1/categories`, await newApiKey(), seconds / SLICES));
+      for (const [s, server] of servers.entries()) {
+        const apiKey = await newApiKey();
+        const before = cpuMs(server.child.pid);
+        slices[s]?.push(await cannon(`${server.url}/v1/categories`, apiKey, seconds / SLICES));
+        cpu[s] = (cpu[s] ?? 0) + cpuMs(server.child.pid) - before;
+      }
     }
     return [
-      summarise('local gateway + Middy handlers', slices[0] ?? [], seconds),
-      summarise('minimal node:http, same DynamoDB calls', slices[1] ?? [], seconds),
+      summarise('local gateway + Middy handlers', slices[0] ?? [], seconds, cpu[0] ?? Number.NaN),
+      summarise('minimal node:http, same DynamoDB calls', slices[1] ?? [], seconds, cpu[1] ?? Number.NaN),
     ];
   } finally {
     gateway.child.kill();

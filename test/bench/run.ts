@@ -10,12 +10,16 @@ import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { startDynamoLocal } from '../../infra/local/dynamodb-local.js';
 import { authorizerEvent, proxyEvent as buildEvent } from '../../infra/local/events.js';
 import { ensureTables } from '../../infra/local/tables.js';
+import { CATEGORY_CAP } from '../../lib/categories/limits.js';
 import { createDynamoClient } from '../../lib/dynamo/create-client.js';
 import { localTableNames } from '../../lib/dynamo/tables.js';
 import { type FiguresSection, figuresMarkdown } from './figures-markdown.js';
+import type { LoadResult } from './load.js';
+import type { Overhead } from './work.js';
 
 const quick = process.argv.includes('--quick');
 const coldOnly = process.argv.includes('--cold');
+const hotOnly = process.argv.includes('--hot');
 const settings = {
   coldRuns: quick ? 3 : 25,
   warmInvocations: quick ? 100 : 2_000,
@@ -27,7 +31,15 @@ const settings = {
 
 const dynamoLocal = await startDynamoLocal();
 const tables = localTableNames('production', 'bench-');
-const env: Record<string, string> = { STAGE: 'production', DYNAMODB_ENDPOINT: dynamoLocal.endpoint, LOG_LEVEL: 'WARN', ...tables };
+// CATEGORY_ALLOWANCE at the cap: the warm section's one customer makes 900 creates between two resets of the table,
+// all of them creates; at the default of 100, eight in nine would be refusals (409 LIMIT_REACHED).
+const env: Record<string, string> = {
+  STAGE: 'production',
+  DYNAMODB_ENDPOINT: dynamoLocal.endpoint,
+  LOG_LEVEL: 'WARN',
+  CATEGORY_ALLOWANCE: String(CATEGORY_CAP),
+  ...tables,
+};
 Object.assign(process.env, env);
 const admin = createDynamoClient(dynamoLocal.endpoint);
 await ensureTables(admin, tables);
@@ -99,6 +111,56 @@ async function coldStartSection() {
   return cold;
 }
 
+// 3. Warm overhead
+async function overheadSection() {
+  const overhead = await warmOverhead(handlers, meter, settings.warmInvocations, resetCategories);
+  results.overhead = overhead;
+  table(`Warm overhead: handler time minus DynamoDB wait, ${settings.warmInvocations} invocations each`, overhead);
+  return overhead;
+}
+
+function overheadGoal(overhead: Overhead[]) {
+  return {
+    goal: 'warm overhead median at most 0.4 ms',
+    met: overhead.every((o) => o.overheadMedianMs <= 0.4),
+    figure: `worst ${Math.max(...overhead.map((o) => o.overheadMedianMs)).toFixed(3)} ms`,
+  };
+}
+
+// 4. End-to-end load: GET /v1/categories lists the same categories as in the sections above.
+async function loadSection() {
+  await resetCategories();
+  await addCategories(handlers, LISTED_CATEGORIES);
+  const loadKey = async () => (await makeCustomer('enterprise', { perMinute: 30_000, perDay: 1_000_000_000 })).apiKey;
+  const load = await endToEnd(env, loadKey, settings.loadSeconds);
+  results.load = load;
+  table(
+    `End to end with autocannon, GET /v1/categories (${LISTED_CATEGORIES} categories), ${settings.loadSeconds} s each in 3 alternating slices, 16 connections`,
+    load,
+  );
+  return load;
+}
+
+function loadGoal(load: LoadResult[]) {
+  const [ours, minimal] = [load[0]?.requestsPerSecond ?? 0, load[1]?.requestsPerSecond ?? 1];
+  return {
+    goal: 'load: at least 0.9 of the minimal server',
+    met: ours / minimal >= 0.9,
+    figure: `${(ours / minimal).toFixed(2)} × (${ours.toFixed(0)} vs ${minimal.toFixed(0)} req/s)`,
+  };
+}
+
+if (hotOnly) {
+  // `npm run bench -- --hot`: the warm overhead and the end-to-end load alone, with their goals, writing nothing.
+  // DynamoDB Local is warmed first by unused warm invocations, as the full run's earlier sections warm it.
+  await warmOverhead(handlers, meter, quick ? 100 : 500, resetCategories);
+  const goals = [overheadGoal(await overheadSection()), loadGoal(await loadSection())];
+  table('Goals', goals);
+  await dynamoLocal.stop();
+  console.log(goalsLine(goals));
+  process.exit(0);
+}
+
 if (coldOnly) {
   // `npm run bench -- --cold`: only the cold starts, for working on them (about a minute with --quick). DynamoDB
   // Local's JVM compiles its hot paths over its first thousands of requests, and DynamoDB on AWS is always warm: the
@@ -125,23 +187,11 @@ table(
   status as unknown as Record<string, unknown>[],
 );
 
-// 3. Warm overhead
-const overhead = await warmOverhead(handlers, meter, settings.warmInvocations, resetCategories);
-results.overhead = overhead;
-table(`Warm overhead: handler time minus DynamoDB wait, ${settings.warmInvocations} invocations each`, overhead);
+const overhead = await overheadSection();
 
 const cold = await coldStartSection();
 
-// 4. End-to-end load: GET /v1/categories lists the same categories as in the sections above.
-await resetCategories();
-await addCategories(handlers, LISTED_CATEGORIES);
-const loadKey = async () => (await makeCustomer('enterprise', { perMinute: 30_000, perDay: 1_000_000_000 })).apiKey;
-const load = await endToEnd(env, loadKey, settings.loadSeconds);
-results.load = load;
-table(
-  `End to end with autocannon, GET /v1/categories (${LISTED_CATEGORIES} categories), ${settings.loadSeconds} s each in 3 alternating slices, 16 connections`,
-  load,
-);
+const load = await loadSection();
 
 // 5. Exactness under load
 const free = await makeCustomer('free');
@@ -200,16 +250,8 @@ const goals = [
   },
   { goal: 'admitted list: at most 1 write unit for counting', met: counting <= 1, figure: `${counting} WCU` },
   { goal: 'create: at most 3 calls', met: (create?.calls ?? 99) <= 3, figure: `${create?.calls} calls` },
-  {
-    goal: 'warm overhead median under 1 ms',
-    met: overhead.every((o) => o.overheadMedianMs < 1),
-    figure: `worst ${Math.max(...overhead.map((o) => o.overheadMedianMs)).toFixed(3)} ms`,
-  },
-  {
-    goal: 'load: at least 0.7 of the minimal server',
-    met: (load[0]?.requestsPerSecond ?? 0) / (load[1]?.requestsPerSecond ?? 1) >= 0.7,
-    figure: `${((load[0]?.requestsPerSecond ?? 0) / (load[1]?.requestsPerSecond ?? 1)).toFixed(2)} × (${load[0]?.requestsPerSecond.toFixed(0)} vs ${load[1]?.requestsPerSecond.toFixed(0)} req/s)`,
-  },
+  overheadGoal(overhead),
+  loadGoal(load),
   {
     goal: 'exactness: 60 admitted of 600, no 5xx',
     met: exact.admitted === 60 && exact.serverErrors === 0,
