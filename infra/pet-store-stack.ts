@@ -19,6 +19,7 @@ import { GradualDeployment } from './constructs/gradual-deployment.js';
 import { Monitoring } from './constructs/monitoring.js';
 import { PetStoreApi } from './constructs/pet-store-api.js';
 import { PetStoreTables } from './constructs/tables.js';
+import { UsageSweep } from './constructs/usage-sweep.js';
 import { WebAcl } from './constructs/web-acl.js';
 import { acknowledgeFindings } from './nag-suppressions.js';
 
@@ -48,6 +49,7 @@ export class PetStoreStack extends Stack {
   readonly monitoring: Monitoring;
   readonly rollout: GradualDeployment;
   readonly webAcl: WebAcl;
+  readonly usageSweep: UsageSweep;
 
   constructor(scope: Construct, id: string, props: PetStoreStackProps) {
     const { stage, settings, ...stackProps } = props;
@@ -88,12 +90,20 @@ export class PetStoreStack extends Stack {
       },
       customDomain: domainName && certificateArn ? { domainName, certificateArn } : undefined,
     });
+    this.usageSweep = new UsageSweep(this, 'UsageSweep', {
+      stage,
+      counters: this.tables.tables.counters,
+      usageRetentionDays: settings.usageRetentionDays,
+      logRetention: settings.logRetentionDays,
+      logRemovalPolicy: removalPolicy,
+    });
     this.monitoring = new Monitoring(this, 'Monitoring', {
       stage,
       api: this.api.api,
       accessLogGroup: this.api.accessLogGroup,
       authorizerFunction: this.api.authorizerFunction,
       functions: this.api.allFunctions,
+      usageSweepFunction: this.usageSweep.handlerFunction,
       tables: this.tables.tables,
       alarmEmail: settings.alarmEmail,
       alarmTopicArn: settings.alarmTopicArn,

@@ -1,0 +1,53 @@
+/**
+ * The usage sweep: its function (functions/usage-sweep.ts), which moves finished days from the counter items to the
+ * usage history, and the EventBridge schedule that runs it every hour. It uses the counters table only, and is no
+ * route: no client reaches it, and no request waits for it.
+ */
+import path from 'node:path';
+import { Duration } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { Construct } from 'constructs';
+import type { FunctionEnvironment } from '../../lib/config.js';
+import { FUNCTION_SETTINGS } from '../../lib/function-settings.js';
+import type { Stage } from '../../lib/stacks.js';
+import { ApiFunction, type FunctionLogProps, PROJECT_ROOT } from './api-function.js';
+import { USAGE_SWEEP_ACTIONS } from './table-access.js';
+
+export interface UsageSweepProps extends FunctionLogProps {
+  readonly stage: Stage;
+  /** The counters table: the counter items it reads and the history items it writes. */
+  readonly counters: ITable;
+  /** Days a day's totals are kept (USAGE_RETENTION_DAYS): the TTL the sweep gives the history items. */
+  readonly usageRetentionDays: number;
+}
+
+export class UsageSweep extends Construct {
+  readonly handlerFunction: ApiFunction;
+  readonly schedule: Rule;
+
+  constructor(scope: Construct, id: string, props: UsageSweepProps) {
+    super(scope, id);
+    const { stage } = props;
+    this.handlerFunction = new ApiFunction(this, 'Function', {
+      logRetention: props.logRetention,
+      logRemovalPolicy: props.logRemovalPolicy,
+      entry: path.join(PROJECT_ROOT, 'functions', 'usage-sweep.ts'),
+      description: `Pet Store ${stage}: moves finished days of usage from the counter items to the usage history`,
+      environment: { STAGE: stage, USAGE_RETENTION_DAYS: String(props.usageRetentionDays) } satisfies FunctionEnvironment,
+      // The run stops starting work usageSweepReserveSeconds before this; the next hourly run goes on from there.
+      timeout: Duration.seconds(FUNCTION_SETTINGS.usageSweepTimeoutSeconds),
+    });
+    this.handlerFunction.bindTableActions('counters', props.counters, USAGE_SWEEP_ACTIONS);
+    this.schedule = new Rule(this, 'Schedule', {
+      description: `Pet Store ${stage}: runs the usage sweep every hour`,
+      schedule: Schedule.cron({ minute: String(FUNCTION_SETTINGS.usageSweepMinute) }),
+      targets: [
+        // EventBridge invokes asynchronously: Lambda tries a failed run twice more, and the next hour's run goes on
+        // from the last page done. An event older than an hour is dropped, as the next run has begun by then.
+        new LambdaFunction(this.handlerFunction.live, { retryAttempts: 2, maxEventAge: Duration.hours(1) }),
+      ],
+    });
+  }
+}
