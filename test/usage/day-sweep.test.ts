@@ -13,6 +13,7 @@ import { createDocumentClient, createDynamoClient } from '../../lib/dynamo/creat
 import { dayCountName, dayRefusalName } from '../../lib/rate-limit/counter-item.js';
 import { dynamoRateLimiter } from '../../lib/rate-limit/dynamo-limiter.js';
 import { ownerOfKey, shardKey } from '../../lib/rate-limit/shards.js';
+import { retainUntil } from '../../lib/usage/day-counts.js';
 import { daySweep, SWEEP_STATE_KEY, type SweepRun } from '../../lib/usage/day-sweep.js';
 import { DAY_SECONDS } from '../../lib/usage/days.js';
 import { usageHistory } from '../../lib/usage/history.js';
@@ -67,7 +68,8 @@ describe('the usage sweep', () => {
       expiresAt: EXPIRES,
     });
     await put({ customerId: shardKey('acme', 1), [dayCountName(day(2))]: 5, expiresAt: EXPIRES });
-    const history17 = { customerId: 'usage#acme#2036-03', a16: 4, expiresAt: EXPIRES };
+    // The TTL a history month gets: the retention after the month's last day.
+    const history17 = { customerId: 'usage#acme#2036-03', a16: 4, expiresAt: retainUntil(Date.UTC(2036, 2, 31) / 1000, 400) };
     const deprecated = { customerId: 'deprecated#acme', count_getPetById: 4, last_getPetById: '2036-03-18T09:00:00.000Z' };
     await put(history17);
     await put(deprecated);
