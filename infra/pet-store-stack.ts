@@ -90,23 +90,23 @@ export class PetStoreStack extends Stack {
       },
       customDomain: domainName && certificateArn ? { domainName, certificateArn } : undefined,
     });
-    this.usageSweep = new UsageSweep(this, 'UsageSweep', {
-      stage,
-      counters: this.tables.tables.counters,
-      usageRetentionDays: settings.usageRetentionDays,
-      logRetention: settings.logRetentionDays,
-      logRemovalPolicy: removalPolicy,
-    });
     this.monitoring = new Monitoring(this, 'Monitoring', {
       stage,
       api: this.api.api,
       accessLogGroup: this.api.accessLogGroup,
       authorizerFunction: this.api.authorizerFunction,
       functions: this.api.allFunctions,
-      usageSweepFunction: this.usageSweep.handlerFunction,
       tables: this.tables.tables,
       alarmEmail: settings.alarmEmail,
       alarmTopicArn: settings.alarmTopicArn,
+    });
+    this.usageSweep = new UsageSweep(this, 'UsageSweep', {
+      stage,
+      counters: this.tables.tables.counters,
+      usageRetentionDays: settings.usageRetentionDays,
+      logRetention: settings.logRetentionDays,
+      logRemovalPolicy: removalPolicy,
+      alarmTopics: this.monitoring.destinations,
     });
     this.webAcl = new WebAcl(this, 'WebAcl', {
       name: `petstore-${stage}`,

@@ -36,8 +36,6 @@ export interface MonitoringProps {
   readonly authorizerFunction: IFunction;
   /** Every function of the stage, the authorizer included: a throttle of any of them refuses a client. */
   readonly functions: readonly IFunction[];
-  /** The usage sweep (functions/usage-sweep.ts), run by a schedule: no client sees its failures, the alarms do. */
-  readonly usageSweepFunction: IFunction;
   readonly tables: Readonly<Record<TableId, ITable>>;
   /** @default - no subscription; subscribe to the topic by other means */
   readonly alarmEmail?: string;
@@ -60,8 +58,6 @@ export const ALARM_THRESHOLDS = {
    * (API Gateway answers 500 when Lambda refuses the invocation), so one is enough.
    */
   lambdaThrottles: 1,
-  /** Failed runs of the usage sweep in an hour (it runs once an hour; Lambda tries a failed run twice more). */
-  usageSweepErrors: 1,
 } as const;
 
 /**
@@ -183,24 +179,6 @@ export class Monitoring extends Construct {
         threshold: ALARM_THRESHOLDS.lambdaThrottles,
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         evaluationPeriods: 1,
-      }),
-      alarmOn('UsageSweepErrors', {
-        alarmDescription:
-          `Pet Store ${stage}: the usage sweep failed; finished days stay on the counter items (usage reads stay right) ` +
-          'until a run succeeds: see its log group',
-        metric: props.usageSweepFunction.metricErrors({ period: Duration.hours(1), statistic: 'Sum' }),
-        threshold: ALARM_THRESHOLDS.usageSweepErrors,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        evaluationPeriods: 1,
-      }),
-      alarmOn('UsageSweepNotRunning', {
-        alarmDescription: `Pet Store ${stage}: the usage sweep has not run for 3 hours: check its schedule (EventBridge rule)`,
-        metric: props.usageSweepFunction.metricInvocations({ period: Duration.hours(1), statistic: 'Sum' }),
-        threshold: 1,
-        comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
-        evaluationPeriods: 3,
-        // Lambda publishes no Invocations for an hour without one: that silence is what this alarm is for.
-        treatMissingData: TreatMissingData.BREACHING,
       }),
     ];
 

@@ -487,11 +487,11 @@ describe.each(STAGES)('the %s stack', (stage) => {
     });
 
     it('alarms on the 5xx rate, p99 latency, DynamoDB throttling and Lambda throttling, notifying the SNS topic', () => {
-      // The on-call alarms; the rollout's own alarms are asserted in rollout.test.ts, the usage sweep's two in
+      // The on-call alarms; the rollout's own alarms are asserted in rollout.test.ts, the usage sweep's in
       // usage-sweep.test.ts.
       const ids = new Set(app.stacks[stage].monitoring.alarms.map((alarm) => logicalIdOf(stage, alarm)));
       const alarms = resourcesOf(stage, 'AWS::CloudWatch::Alarm').filter(([id]) => ids.has(id));
-      expect(alarms).toHaveLength(6);
+      expect(alarms).toHaveLength(4);
       const topicId = logicalIdOf(stage, app.stacks[stage].monitoring.topic);
       for (const [, alarm] of alarms) {
         expect(alarm.Properties?.AlarmActions).toEqual([{ Ref: topicId }]);
