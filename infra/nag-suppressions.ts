@@ -47,7 +47,7 @@ export function acknowledgeFindings(stack: PetStoreStack): void {
   for (const method of api.methods) {
     NagSuppressions.addResourceSuppressions(method, [{ id: 'AwsSolutions-COG4', reason: REASONS.cognito }]);
   }
-  for (const fn of [stack.api.authorizerFunction, ...Object.values(stack.api.functions)]) {
+  for (const fn of [stack.api.authorizerFunction, ...Object.values(stack.api.functions), stack.usageSweep.handlerFunction]) {
     if (fn.role) {
       NagSuppressions.addResourceSuppressions(
         fn.role,

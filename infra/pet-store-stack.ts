@@ -19,6 +19,7 @@ import { GradualDeployment } from './constructs/gradual-deployment.js';
 import { Monitoring } from './constructs/monitoring.js';
 import { PetStoreApi } from './constructs/pet-store-api.js';
 import { PetStoreTables } from './constructs/tables.js';
+import { UsageSweep } from './constructs/usage-sweep.js';
 import { WebAcl } from './constructs/web-acl.js';
 import { acknowledgeFindings } from './nag-suppressions.js';
 
@@ -48,6 +49,7 @@ export class PetStoreStack extends Stack {
   readonly monitoring: Monitoring;
   readonly rollout: GradualDeployment;
   readonly webAcl: WebAcl;
+  readonly usageSweep: UsageSweep;
 
   constructor(scope: Construct, id: string, props: PetStoreStackProps) {
     const { stage, settings, ...stackProps } = props;
@@ -97,6 +99,14 @@ export class PetStoreStack extends Stack {
       tables: this.tables.tables,
       alarmEmail: settings.alarmEmail,
       alarmTopicArn: settings.alarmTopicArn,
+    });
+    this.usageSweep = new UsageSweep(this, 'UsageSweep', {
+      stage,
+      counters: this.tables.tables.counters,
+      usageRetentionDays: settings.usageRetentionDays,
+      logRetention: settings.logRetentionDays,
+      logRemovalPolicy: removalPolicy,
+      alarmTopics: this.monitoring.destinations,
     });
     this.webAcl = new WebAcl(this, 'WebAcl', {
       name: `petstore-${stage}`,

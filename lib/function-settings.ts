@@ -10,4 +10,9 @@ export const FUNCTION_SETTINGS = {
   operationTimeoutSeconds: 15,
   /** The authorizer: every uncached request waits for it. */
   authorizerTimeoutSeconds: 10,
+  /** The usage sweep (functions/usage-sweep.ts) runs every hour at this minute, UTC. */
+  usageSweepMinute: 10,
+  /** The usage sweep's timeout; it starts no new work in the last usageSweepReserveSeconds of it. */
+  usageSweepTimeoutSeconds: 300,
+  usageSweepReserveSeconds: 30,
 } as const;

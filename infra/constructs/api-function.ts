@@ -221,10 +221,15 @@ export class ApiFunction extends NodejsFunction {
 
   /** Sets the table's environment variable and grants exactly the actions of `access` on the table itself. */
   bindTable(id: TableId, table: ITable, access: Access): void {
+    this.bindTableActions(id, table, actionsFor(id, access));
+  }
+
+  /** Sets the table's environment variable and grants exactly `actions` on the table itself. */
+  bindTableActions(id: TableId, table: ITable, actions: readonly string[]): void {
     const spec = TABLES.find((t) => t.id === id);
     if (!spec) throw new Error(`Unknown table ${id}`);
     this.addEnvironment(spec.envVar, table.tableName);
-    this.addToRolePolicy(new PolicyStatement({ actions: [...actionsFor(id, access)], resources: [table.tableArn] }));
+    this.addToRolePolicy(new PolicyStatement({ actions: [...actions], resources: [table.tableArn] }));
   }
 
   /** `bindTable` for every table of `uses`, in the order `uses` names them. */

@@ -23,8 +23,8 @@ export const TABLE_ACTIONS: Readonly<Record<TableId, Partial<Record<Access, read
   keys: { read: ['dynamodb:GetItem'] },
   // Reading a customer's windows (getRateLimitStatus) is GetItem, or BatchGetItem for a customer counted on several
   // items (lib/rate-limit/shards.ts); counting a request, a refusal, a ban or a call to a deprecated operation is an
-  // UpdateItem (conditional, or an unconditional ADD for refusals); moving a finished day to the usage history, once
-  // a day per counter item, is a TransactWriteItems of Updates on this table, for which IAM checks UpdateItem.
+  // UpdateItem (conditional, or an unconditional ADD for refusals). Moving finished days is the usage sweep's alone
+  // (USAGE_SWEEP_ACTIONS).
   counters: {
     read: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'],
     write: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
@@ -38,6 +38,13 @@ export const TABLE_ACTIONS: Readonly<Record<TableId, Partial<Record<Access, read
   // The admin CLI's trail of changes: no function reads or writes it, so no access level is defined for it.
   audit: {},
 };
+
+/**
+ * The usage sweep (lib/usage/day-sweep.ts) on the counters table: Scan pages through it; a move is a TransactWriteItems
+ * of Updates, for which IAM checks UpdateItem on each; GetItem reads an item anew after a lost move, and the sweep's
+ * own item, which UpdateItem writes.
+ */
+export const USAGE_SWEEP_ACTIONS = ['dynamodb:Scan', 'dynamodb:GetItem', 'dynamodb:UpdateItem'] as const;
 
 /** Which tables a function uses, and how: a route's `tables`, or the authorizer's. */
 export type TableUses = Readonly<Partial<Record<TableId, Access>>>;

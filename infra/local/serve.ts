@@ -9,6 +9,7 @@ import { gatewayLog } from '../../lib/log.js';
 import { docsRoutes } from './docs.js';
 import { startGateway } from './gateway.js';
 import { logRequests } from './request-line.js';
+import { runUsageSweep, startSweepTimer } from './sweep-timer.js';
 import { rateLayers } from './throttles.js';
 
 try {
@@ -35,7 +36,11 @@ try {
     return customer;
   });
   process.send?.({ ready: true, url: gateway.url });
-  const stop = () => gateway.close().then(() => process.exit(0));
+  const sweep = startSweepTimer(runUsageSweep);
+  const stop = () => {
+    sweep.stop();
+    return gateway.close().then(() => process.exit(0));
+  };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
   process.on('SIGHUP', stop);

@@ -7,7 +7,7 @@ import { ConditionalCheckFailedException, TransactionConflictException } from '@
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import * as v from 'valibot';
 import { type RetryPolicy, retrying } from '../dynamo/backoff.js';
-import { dayCountName, dayRefusalName, retainUntil } from '../usage/day-counts.js';
+import { dayCountName, dayCounts, dayRefusalName, retainUntil } from '../usage/day-counts.js';
 import { MINUTE } from './windows.js';
 
 // The day counts' names and the item's TTL are the usage history's; the admission writes `d…`, the ban's count `x…`.
@@ -26,7 +26,7 @@ export { dayCountName, dayRefusalName, retainUntil };
  * minute is simply a name not written yet, so the first request of a window costs the same single write as any
  * other, and concurrent first requests cannot race. Names of ended minutes are removed by later writes
  * (`staleMinuteNames`). A day's counts (`d…` admitted, `x…` refused for a used-up window) are the usage history's:
- * their names and their move to the history once final are lib/usage/day-counts.ts and day-move.ts; the admission
+ * their names and their move to the history once final are lib/usage/day-counts.ts and day-sweep.ts; the admission
  * reads `d…` as the day window's count. The item expires by TTL the retention after its last day (`retainUntil`,
  * also the history's), so an idle customer's unmoved days are kept as long as the history. Large Enterprise
  * customers are counted on several items (shards.ts), each with this encoding; `customerId` is then the shard's key.
@@ -80,12 +80,18 @@ const WINDOW_NAME = /^([mr])(\d+)$/;
 /**
  * Attributes of minutes that can no longer be written, and legacy names: all but the current and the previous
  * minute. The previous one stays because another instance whose clock is a moment behind may still count into it.
- * Day counts are never simply removed: they are moved to the history (lib/usage/day-move.ts).
+ * Day counts are moved to the history by the usage sweep (lib/usage/day-sweep.ts); one the sweep never moved goes
+ * here once it is older than the history would keep it (`retentionDays`), so an item stays bounded if the sweep stops.
  */
-export function staleMinuteNames(item: CounterItem | undefined, minuteStart: number): string[] {
+export function staleMinuteNames(item: CounterItem | undefined, minuteStart: number, retentionDays: number): string[] {
   if (!item) return [];
+  const expiredDays = new Set(
+    dayCounts(item)
+      .filter((count) => retainUntil(count.dayStart, retentionDays) <= minuteStart)
+      .map((count) => count.name),
+  );
   return Object.keys(item).filter((name) => {
-    if (LEGACY_NAMES.has(name)) return true;
+    if (LEGACY_NAMES.has(name) || expiredDays.has(name)) return true;
     const window = WINDOW_NAME.exec(name);
     return window !== null && Number(window[2]) < minuteStart - MINUTE;
   });
@@ -119,8 +125,8 @@ export function isConditionFailure(error: unknown): error is ConditionalCheckFai
 }
 
 /**
- * A write refused because a transaction (a day being moved to the history) holds the same item: DynamoDB rejects a
- * plain write to an item that an ongoing transaction includes, and the SDK does not retry it.
+ * A write refused because a transaction (the usage sweep moving a day to the history) holds the same item: DynamoDB
+ * rejects a plain write to an item that an ongoing transaction includes, and the SDK does not retry it.
  */
 export function isTransactionInFlight(error: unknown): boolean {
   return error instanceof TransactionConflictException;

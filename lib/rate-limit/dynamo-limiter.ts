@@ -1,14 +1,13 @@
 /**
  * The rate limiter's counts on DynamoDB, exact under any concurrency (a CounterStore): admission on one item
  * (item-admission.ts) or over a sharded customer's items (shard-walk.ts), the refusal count toward a ban (ban.ts),
- * and `peek`. An admitted request costs one UpdateItem; the one that finds a finished day on its item also moves it
- * (lib/usage/day-move.ts).
+ * and `peek`. An admitted request costs one UpdateItem; finished days are moved to the usage history by the usage
+ * sweep, never by a request (lib/usage/day-sweep.ts).
  */
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { getItems } from '../dynamo/batch-get.js';
 import type { Limits } from '../plans.js';
 import { USAGE_RETENTION_DEFAULT_DAYS } from '../usage/day-counts.js';
-import { dayMover } from '../usage/day-move.js';
 import { type BanOptions, refusals } from './ban.js';
 import { type CounterItem, counterItem, countsOf, type ItemCounts } from './counter-item.js';
 import { itemAdmission } from './item-admission.js';
@@ -21,23 +20,20 @@ import { views, windowStarts } from './windows.js';
 export interface DynamoLimiterOptions extends BanOptions {
   /** Admitted requests per minute one item carries (shards.ts); tests scale it down. */
   itemCapacityPerMinute?: number;
-  /** What to do with an error of moving a finished day to the history: the request was admitted all the same. */
-  onHistoryError?: (error: unknown) => void;
 }
 
 export function dynamoRateLimiter(db: DynamoDBDocumentClient, table: string, options: DynamoLimiterOptions): CounterStore {
   const capacity = options.itemCapacityPerMinute ?? ITEM_CAPACITY_PER_MINUTE;
   const retentionDays = options.usageRetentionDays ?? USAGE_RETENTION_DEFAULT_DAYS;
   const refusalCounter = refusals(db, table, options);
-  const mover = dayMover(db, table, { retentionDays, onError: options.onHistoryError });
-  const admitOn = itemAdmission(db, table, { retentionDays, staleNames: staleNameMemory(), afterAdmitted: mover.move });
+  const admitOn = itemAdmission(db, table, { retentionDays, staleNames: staleNameMemory(retentionDays) });
   const consumeSharded = shardWalk(admitOn);
 
   async function consume(customerId: string, limits: Limits, nowMs: number, options: ConsumeOptions = {}): Promise<Admission> {
     const now = Math.floor(nowMs / 1000);
     const n = shardCount(limits, capacity);
     if (n > 1) return consumeSharded(customerId, limits, n, now, options.callOf);
-    const { outcome, counts } = await admitOn(customerId, customerId, limits, now, options.callOf);
+    const { outcome, counts } = await admitOn(customerId, limits, now, options.callOf);
     const { minuteStart, dayStart } = windowStarts(now);
     const windows = views({ minuteStart, dayStart, minuteCount: counts.minuteCount, dayCount: counts.dayCount }, limits);
     if (outcome === 'admitted') return { admitted: true, windows };

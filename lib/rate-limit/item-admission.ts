@@ -7,7 +7,6 @@
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Limits } from '../plans.js';
 import {
-  type CounterItem,
   callCountName,
   counterItem,
   countsOf,
@@ -29,25 +28,17 @@ export interface ItemAdmissionOptions {
   /** Days a day's totals are kept: the item's TTL after its last day. */
   retentionDays: number;
   staleNames: StaleNameMemory;
-  /** Runs after an admitting write with the item as the write returned it. */
-  afterAdmitted?: (customerId: string, key: string, item: CounterItem | undefined, dayStart: number) => Promise<void>;
 }
 
 export type ItemOutcome = { outcome: 'admitted' | 'limit' | 'banned'; counts: ItemCounts };
 
 export function itemAdmission(db: DynamoDBDocumentClient, table: string, options: ItemAdmissionOptions) {
   /**
-   * One conditional write to one item (`key`, one of `customerId`'s): admitted, or refused with what it held. With
+   * One conditional write to one counter item (`key`): admitted, or refused with what it held. With
    * `callOf`, the same write counts the call to that deprecated operation, so it costs no second write and a refused
    * call is not counted.
    */
-  return async function admitOn(
-    customerId: string,
-    key: string,
-    share: Limits,
-    now: number,
-    callOf: string | undefined,
-  ): Promise<ItemOutcome> {
+  return async function admitOn(key: string, share: Limits, now: number, callOf: string | undefined): Promise<ItemOutcome> {
     const { minuteStart, dayStart } = windowStarts(now);
     const names: Record<string, string> = { '#m': minuteCountName(minuteStart), '#d': dayCountName(dayStart) };
     if (callOf !== undefined) {
@@ -80,7 +71,6 @@ export function itemAdmission(db: DynamoDBDocumentClient, table: string, options
       );
       const item = counterItem(Attributes);
       options.staleNames.note(key, item, minuteStart);
-      await options.afterAdmitted?.(customerId, key, item, dayStart);
       return { outcome: 'admitted', counts: countsOf(item, minuteStart, dayStart, now) };
     } catch (error) {
       if (!isConditionFailure(error)) throw error;

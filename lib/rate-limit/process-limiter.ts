@@ -20,8 +20,6 @@ export function processRateLimiter(): RateLimiter {
       dynamoRateLimiter(documentClient(), tableName('COUNTERS_TABLE'), {
         banSeconds: config().BAN_SECONDS,
         usageRetentionDays: config().USAGE_RETENTION_DAYS,
-        // The request was admitted; the finished day stays on the counter item for a later request to move.
-        onHistoryError: (error) => log.warn('a finished day was not moved to the usage history yet: the write failed', { error }),
       }),
     ),
     {

@@ -85,7 +85,7 @@ export function shardWalk(admitOn: AdmitOnItem) {
       const i = (start + step) % n;
       const share = shardLimits(limits, n, i);
       if ((memory.minute[i] ?? 0) >= share.perMinute || (memory.day[i] ?? 0) >= share.perDay) continue;
-      const { outcome, counts } = await admitOn(customerId, shardKey(customerId, i), share, now, callOf);
+      const { outcome, counts } = await admitOn(shardKey(customerId, i), share, now, callOf);
       memory.minute[i] = Math.max(memory.minute[i] ?? 0, counts.minuteCount);
       memory.day[i] = Math.max(memory.day[i] ?? 0, counts.dayCount);
       if (outcome === 'admitted') return { admitted: true, windows: shardedWindows(memory, limits, n, false) };

@@ -54,3 +54,11 @@ export function shardKey(customerId: string, i: number): string {
 export function counterKeys(customerId: string): string[] {
   return Array.from({ length: MAX_SHARDS }, (_, i) => shardKey(customerId, i));
 }
+
+const SHARD_KEY = /^shard#\d+#([^#]+)$/;
+
+/** The customer a counter item's key belongs to (`shardKey`'s inverse); undefined for a key of any other item. */
+export function ownerOfKey(key: string): string | undefined {
+  if (!key.includes('#')) return key;
+  return SHARD_KEY.exec(key)?.[1];
+}

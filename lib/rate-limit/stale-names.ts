@@ -1,6 +1,6 @@
 /**
  * The stale-name memory of one process (a Lambda instance): for each counter item it wrote, the attributes of ended
- * minutes (and legacy names) that the item held when last seen (counter-item.ts, `staleMinuteNames`). The instance's
+ * minutes, expired days and legacy names that the item held when last seen (counter-item.ts, `staleMinuteNames`). The instance's
  * next admitting write to that item removes them in passing, so clean-up costs no write of its own; a name another
  * instance removed first is simply removed again, which DynamoDB allows.
  */
@@ -11,13 +11,14 @@ const ITEMS_MAX = 10_000;
 /** Names one write removes at most; more are left for the next write. */
 const REMOVALS_MAX = 16;
 
-export function staleNameMemory() {
+/** `retentionDays`: how long the usage history keeps a day; a day count older than that is stale too. */
+export function staleNameMemory(retentionDays: number) {
   const stale = new Map<string, string[]>();
 
   return {
     /** Notes what `item` (counter item `key`, as a write returned or refused it) holds of ended minutes. */
     note(key: string, item: CounterItem | undefined, minuteStart: number): void {
-      const names = staleMinuteNames(item, minuteStart);
+      const names = staleMinuteNames(item, minuteStart, retentionDays);
       if (!names.length) {
         stale.delete(key);
         return;

@@ -37,3 +37,13 @@ export function stringsOf(file: string): string[] {
 export function adminMarkers(): string[] {
   return [...new Set(ADMIN_MODULES.flatMap(stringsOf))];
 }
+
+/**
+ * The usage sweep's modules: moving finished days to the usage history (a TransactWriteItems) is the sweep
+ * function's job alone; no request, so no operation's bundle, carries it.
+ */
+export const HISTORY_MOVE_MODULES = ['lib/usage/day-move.ts', 'lib/usage/day-sweep.ts', 'lib/usage/history-item.ts'];
+
+export function historyMoveMarkers(): string[] {
+  return [...new Set(HISTORY_MOVE_MODULES.flatMap(stringsOf))];
+}

@@ -16,6 +16,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorizerEvent, type ProxyEventInput } from '../../infra/local/events.js';
@@ -31,13 +33,13 @@ import { deployedVariables } from '../support/deployed-variables.js';
 import { proxyEvent } from '../support/events.js';
 import { NODE24_VERSION, node24 } from '../support/node24.js';
 import { openApiProblems } from '../support/openapi-conformance.js';
-import { ADMIN_MODULES, adminMarkers } from './admin-markers.js';
+import { ADMIN_MODULES, adminMarkers, HISTORY_MOVE_MODULES, historyMoveMarkers } from './admin-markers.js';
 
 const RUNNER = fileURLToPath(new URL('./run-bundle.mjs', import.meta.url));
 const run = promisify(execFile);
 
 interface DeployedFunction {
-  /** The operationId, or "authorizer". */
+  /** The operationId, "authorizer" or "usageSweep" (the function the schedule runs). */
   name: string;
   bundle: string;
   environment: Record<string, string>;
@@ -61,7 +63,11 @@ function deployedFunctions(): DeployedFunction[] {
 
   return resourcesOfType(template, 'AWS::Lambda::Function').map(([logicalId, { Properties: props = {} }]) => {
     const method = referencing('AWS::ApiGateway::Method', logicalId)[0];
-    const name = referencing('AWS::ApiGateway::Authorizer', logicalId).length ? 'authorizer' : String(method?.Properties?.OperationName);
+    const name = referencing('AWS::ApiGateway::Authorizer', logicalId).length
+      ? 'authorizer'
+      : referencing('AWS::Events::Rule', logicalId).length
+        ? 'usageSweep'
+        : String(method?.Properties?.OperationName);
     const S3Key = v.parse(v.string(), props.Code?.S3Key);
     const variables = v.parse(v.optional(v.record(v.string(), v.unknown()), {}), props.Environment?.Variables);
     // Table names are references to the stack's tables: this file's local ones.
@@ -255,8 +261,8 @@ describe(`the synthesized bundles on Node.js ${NODE24_VERSION} against DynamoDB 
 
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-  it('the production stack deploys one bundle per route and the authorizer, and each case here covers one', () => {
-    const expected = [...ROUTES.map((r) => r.operationId), 'authorizer'].sort();
+  it('the production stack deploys one bundle per route, the authorizer and the usage sweep, and each case here covers one', () => {
+    const expected = [...ROUTES.map((r) => r.operationId), 'authorizer', 'usageSweep'].sort();
     expect(functions.map((f) => f.name).sort()).toEqual(expected);
     expect(Object.keys(OPERATION_CASES).sort()).toEqual(ROUTES.map((r) => r.operationId).sort());
   });
@@ -278,13 +284,45 @@ describe(`the synthesized bundles on Node.js ${NODE24_VERSION} against DynamoDB 
 
   it('no operation bundle carries an admin write (lib/auth/admin*.ts, the unban of lib/rate-limit/unban.ts)', () => {
     const markers = adminMarkers();
-    const operations = functions.filter((f) => f.name !== 'authorizer');
+    const operations = functions.filter((f) => f.name !== 'authorizer' && f.name !== 'usageSweep');
     expect(operations.length).toBe(ROUTES.length);
     const carried = operations.flatMap((f) => {
       const bundle = readFileSync(f.bundle, 'utf8');
       return markers.filter((marker) => bundle.includes(marker)).map((marker) => `${f.name}: ${marker}`);
     });
     expect(carried).toEqual([]);
+  });
+
+  it("no request's bundle carries the move of finished days to the usage history (lib/usage/day-move.ts, day-sweep.ts): the sweep's does", () => {
+    const markers = historyMoveMarkers();
+    expect(markers.length, `strings found in ${HISTORY_MOVE_MODULES.join(', ')}`).toBeGreaterThanOrEqual(4);
+    const onRequests = functions.filter((f) => f.name !== 'usageSweep');
+    expect(onRequests.length).toBe(ROUTES.length + 1);
+    const carried = onRequests.flatMap((f) => {
+      const bundle = readFileSync(f.bundle, 'utf8');
+      return markers.filter((marker) => bundle.includes(marker)).map((marker) => `${f.name}: ${marker}`);
+    });
+    expect(carried).toEqual([]);
+    // The markers are found where they are: the sweep's bundle holds the move's transaction and its own writes.
+    const sweep = readFileSync(functions.find((f) => f.name === 'usageSweep')?.bundle ?? '', 'utf8');
+    expect(sweep.includes('"TransactWriteItems"')).toBe(true);
+    expect(markers.filter((marker) => sweep.includes(marker)).length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('usageSweep: moves a finished day from a counter item to the usage history, and says so', async () => {
+    const table = process.env.COUNTERS_TABLE ?? '';
+    const today = Math.floor(Date.now() / 86_400_000) * 86_400;
+    const finished = today - 3 * 86_400;
+    const customerId = `sweep-${Math.random().toString(36).slice(2, 10)}`;
+    const db = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT, region: 'eu-west-1' }));
+    await db.send(new PutCommand({ TableName: table, Item: { customerId, [`d${finished}`]: 9, expiresAt: today + 400 * 86_400 } }));
+    const [run] = await invokeBundle('usageSweep', [{ source: 'aws.events', 'detail-type': 'Scheduled Event', detail: {} }]);
+    expect(run).toMatchObject({ finished: true, left: 0 });
+    const month = new Date(finished * 1000).toISOString().slice(0, 7);
+    const day = new Date(finished * 1000).toISOString().slice(8, 10);
+    const { Item } = await db.send(new GetCommand({ TableName: table, Key: { customerId: `usage#${customerId}#${month}` } }));
+    expect(Item?.[`a${day}`]).toBe(9);
+    db.destroy();
   });
 
   it('authorizer: Allow with the customer, plan and limits for a key; Deny with the reason for others', async () => {

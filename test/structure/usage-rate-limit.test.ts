@@ -1,6 +1,6 @@
 /**
  * The usage history (lib/usage/) and the rate limiter (lib/rate-limit/) depend on each other one way only: the rate
- * limiter writes the history's day counts (and moves finished days with the history's own transaction), and the
+ * limiter writes the history's day counts (the usage sweep, not the limiter, moves finished days), and the
  * history's readers are told which counter items a customer has. Read from the import graph of every module under
  * lib/ (type-only and dynamic imports included), so a path through a third folder counts as well.
  */

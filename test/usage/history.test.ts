@@ -1,12 +1,13 @@
 /**
- * The daily usage history (lib/usage/): the day counts on the counter items, moved to the history once
- * final by a guarded transaction, exact under concurrency across UTC midnight (and while several instances race to
- * move a day), refusals counted beside admissions, kept for the retention, read back by day and by month.
+ * The daily usage history (lib/usage/): the day counts on the counter items, moved to the history once final by the
+ * usage sweep's guarded transaction (never by a request), exact under concurrency across UTC midnight (and while
+ * several sweeps race to move a day, and requests write the same items), refusals counted beside admissions, kept
+ * for the retention, read back by day and by month.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { TransactionCanceledException, TransactionConflictException } from '@aws-sdk/client-dynamodb';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { handler as listCategories } from '../../functions/list-categories.js';
 import { resetClock, setClock } from '../../lib/clock.js';
@@ -16,8 +17,9 @@ import { dayCountName, dayRefusalName } from '../../lib/rate-limit/counter-item.
 import { dynamoRateLimiter } from '../../lib/rate-limit/dynamo-limiter.js';
 import type { Admission, CounterStore } from '../../lib/rate-limit/limiter.js';
 import { refusalCache } from '../../lib/rate-limit/refusal-cache.js';
-import { counterKeys, shardKey } from '../../lib/rate-limit/shards.js';
+import { counterKeys, ownerOfKey, shardKey } from '../../lib/rate-limit/shards.js';
 import { windowStarts } from '../../lib/rate-limit/windows.js';
+import { daySweep, SWEEP_STATE_KEY } from '../../lib/usage/day-sweep.js';
 import { DAY_SECONDS } from '../../lib/usage/days.js';
 import { usageHistory } from '../../lib/usage/history.js';
 import { testDb } from '../support/customers.js';
@@ -35,6 +37,15 @@ const DAY_BEFORE = MIDNIGHT / 1000 - DAY_SECONDS;
 const DAY_MS = DAY_SECONDS * 1000;
 
 afterEach(() => resetClock());
+
+/**
+ * A run of the usage sweep at `atMs` (the clock the scheduled function would read), with a minute to work. The sweep
+ * keeps where it is in the table: each test starts a pass of its own, as the first run of a new UTC day does.
+ */
+async function sweep(atMs: number, db: DynamoDBDocumentClient = documentClient(), retentionDays?: number) {
+  await testDb.send(new DeleteCommand({ TableName: COUNTERS_TABLE, Key: { customerId: SWEEP_STATE_KEY } }));
+  return daySweep(db, COUNTERS_TABLE, { ownerOf: ownerOfKey, retentionDays }).run(atMs, Date.now() + 60_000);
+}
 
 const newCustomerId = () => `hist-${randomUUID().slice(0, 12)}`;
 
@@ -84,7 +95,7 @@ const acrossMidnight = (midnightMs: number) =>
   ]);
 
 describe('usage history across UTC midnight', () => {
-  it('200 concurrent requests on both sides of midnight: the day recorded plus the new day equal those admitted, refusals too; two days later, four instances racing to move the day record it once', async () => {
+  it('200 concurrent requests on both sides of midnight: the day recorded plus the new day equal those admitted, refusals too; two days later, four sweeps racing to move the day record it once', async () => {
     const instances = Array.from({ length: 4 }, () => dynamoRateLimiter(documentClient(), COUNTERS_TABLE, { banSeconds: 900 }));
     const [first] = instances;
     if (!first) throw new Error('no instance');
@@ -111,11 +122,21 @@ describe('usage history across UTC midnight', () => {
     expect(dayBefore?.admitted).toBeLessThanOrEqual(limits.perDay);
     expect(midnight?.admitted).toBeLessThanOrEqual(limits.perDay);
 
-    // Across the next midnight the day before is final: the requests after it, on four instances, move it.
+    // Across the next midnight the day before is final; the requests after it leave it where it is.
     const two = tally(
       await Promise.all(acrossMidnight(MIDNIGHT + DAY_MS).map((t, i) => request(instances[i % 4] ?? first, customerId, limits, t))),
     );
     expect(two.banned).toBe(0);
+    expect(await liveDay(customerId, DAY_BEFORE)).toBe(dayBefore?.admitted);
+    expect(await monthItem(customerId, '2036-03')).toBeUndefined();
+    // Four sweeps at once (an hourly run and three by hand, say): the day is moved once.
+    await testDb.send(new DeleteCommand({ TableName: COUNTERS_TABLE, Key: { customerId: SWEEP_STATE_KEY } }));
+    const runs = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        daySweep(documentClient(), COUNTERS_TABLE, { ownerOf: ownerOfKey }).run(MIDNIGHT + DAY_MS + 600_000, Date.now() + 60_000),
+      ),
+    );
+    expect(runs.every((run) => run.finished && run.left === 0)).toBe(true);
     expect(await liveDay(customerId, DAY_BEFORE)).toBeUndefined();
     expect(await liveDay(customerId, DAY_BEFORE, 4, dayRefusalName)).toBeUndefined();
     expect(await monthItem(customerId, '2036-03')).toMatchObject({ a10: dayBefore?.admitted, r10: dayBefore?.refused });
@@ -156,9 +177,11 @@ describe('usage history across UTC midnight', () => {
     // What the day before holds, plus the live count of the new day.
     expect((days[0]?.admitted ?? 0) + ((await liveDay(customerId, MIDNIGHT / 1000)) ?? 0)).toBe(200);
 
-    // Two days later the chain moves the day before to the history, while 50 more requests are in flight.
-    expect(await send(50, () => MIDNIGHT + DAY_MS + 400)).toEqual(Array(50).fill(200));
-    // Each of the 4 items moved its part (each was written several times since).
+    // Two days later the sweep moves the day before to the history while 50 more requests are in flight on the same
+    // items (a request's write that meets the move's transaction goes round again).
+    const [statuses2] = await Promise.all([send(50, () => MIDNIGHT + DAY_MS + 400), sweep(MIDNIGHT + DAY_MS + 400)]);
+    expect(statuses2).toEqual(Array(50).fill(200));
+    // Each of the 4 items moved its part.
     expect(await liveDay(customerId, DAY_BEFORE)).toBeUndefined();
     expect((await monthItem(customerId, '2036-03'))?.a10).toBe(days[0]?.admitted || undefined);
     const after = await history.days(customerId, DAY_BEFORE, MIDNIGHT / 1000 + DAY_SECONDS);
@@ -173,7 +196,9 @@ describe('a move to the history in flight (DynamoDB Local never reports one: inj
     client.middlewareStack.add(
       (next, context) => async (args) => {
         const $metadata = {};
-        if (context.commandName === 'UpdateItemCommand' && injected.updates < 6) {
+        // The requests' writes, not the sweep's note of where it is.
+        const request = !JSON.stringify(args.input).includes(SWEEP_STATE_KEY);
+        if (context.commandName === 'UpdateItemCommand' && request && injected.updates < 6) {
           injected.updates++;
           throw new TransactionConflictException({ message: 'Transaction is ongoing for the item', $metadata });
         }
@@ -189,18 +214,21 @@ describe('a move to the history in flight (DynamoDB Local never reports one: inj
       },
       { step: 'initialize', name: 'injectConflicts' },
     );
-    const limiter = dynamoRateLimiter(createDocumentClient(client), COUNTERS_TABLE, { banSeconds: 900 });
+    const db = createDocumentClient(client);
+    const limiter = dynamoRateLimiter(db, COUNTERS_TABLE, { banSeconds: 900 });
     const customerId = newCustomerId();
     const limits = { perMinute: 100_000, perDay: 1_000_000 };
     injected.updates = 6;
     for (let i = 0; i < 4; i++) await limiter.consume(customerId, limits, MIDNIGHT - 1_000);
     injected.updates = 0;
-    // Two days later: the day is final, and the first admissions try to move it.
+    // Two days later: the day is final; the sweep moves it while requests are admitted on the same items.
     const later = MIDNIGHT + DAY_MS;
-    const admissions = await Promise.all(Array.from({ length: 20 }, (_, i) => limiter.consume(customerId, limits, later + i)));
-    // Then two more on each of its 4 items, so each item whose move was cancelled tries again.
-    for (let i = 0; i < 8; i++) admissions.push(await limiter.consume(customerId, limits, later + 1_000));
+    const [admissions, run] = await Promise.all([
+      Promise.all(Array.from({ length: 28 }, (_, i) => limiter.consume(customerId, limits, later + i))),
+      sweep(later, db),
+    ]);
     expect(admissions.every((a) => a.admitted)).toBe(true);
+    expect(run).toMatchObject({ finished: true, left: 0 });
     expect(injected).toEqual({ updates: 6, transactions: 2 });
     const [dayBefore] = await history.days(customerId, DAY_BEFORE, DAY_BEFORE);
     expect(dayBefore?.admitted).toBe(4);
@@ -212,7 +240,7 @@ describe('a move to the history in flight (DynamoDB Local never reports one: inj
 });
 
 describe('usage history items', () => {
-  it('a day is recorded by the first request of a later day, even days later, and idle days are zero', async () => {
+  it('a request never moves a day; the sweep moves every finished one, even days later, and idle days are zero', async () => {
     const limiter = dynamoRateLimiter(documentClient(), COUNTERS_TABLE, { banSeconds: 900, usageRetentionDays: 30 });
     const customerId = newCustomerId();
     const limits = { perMinute: 1_000, perDay: 10_000 };
@@ -222,6 +250,9 @@ describe('usage history items', () => {
     expect(await monthItem(customerId, '2036-03')).toBeUndefined();
     expect(await history.days(customerId, DAY_BEFORE, DAY_BEFORE)).toEqual([{ date: '2036-03-10', admitted: 7, refused: 0 }]);
     await limiter.consume(customerId, limits, MIDNIGHT + 3 * DAY_MS + 5_000);
+    // Three days on, the requests have left both finished days on the counter item: the sweep moves them.
+    expect(await monthItem(customerId, '2036-03')).toBeUndefined();
+    expect(await sweep(MIDNIGHT + 3 * DAY_MS + 600_000, documentClient(), 30)).toMatchObject({ finished: true, left: 0 });
 
     const rows = await history.days(customerId, DAY_BEFORE, MIDNIGHT / 1000 + 3 * DAY_SECONDS);
     expect(rows).toEqual([
@@ -278,8 +309,8 @@ describe('usage history items', () => {
       { customerId: idle, admitted: 0, refused: 0, activeDays: 0 },
     ]);
     expect(await history.month([b], '2036-04')).toEqual([{ customerId: b, admitted: 1, refused: 0, activeDays: 1 }]);
-    // Two days into April, b's 31st of March is moved to its March item; the month reads the same.
-    await limiter.consume(b, limits, Date.UTC(2036, 3, 2, 0, 0, 1));
+    // Two days into April, the sweep moves b's 31st of March to its March item; the month reads the same.
+    await sweep(Date.UTC(2036, 3, 2, 0, 10));
     expect(await monthItem(b, '2036-03')).toMatchObject({ a31: 2 });
     expect(await history.month([b], '2036-03')).toEqual([{ customerId: b, admitted: 2, refused: 0, activeDays: 1 }]);
   });
@@ -293,12 +324,13 @@ describe('usage history items', () => {
     const shards = await Promise.all([0, 1, 2, 3].map((i) => item(shardKey(customerId, i))));
     expect(shards.map((s) => s?.[dayCountName(DAY_BEFORE)])).toEqual([10, 10, 10, 10]);
     expect(await history.days(customerId, DAY_BEFORE, DAY_BEFORE)).toEqual([{ date: '2036-03-10', admitted: 40, refused: 0 }]);
-    // Two days later each item, once written, moves its own part; the total is the same throughout.
-    for (let i = 0; i < 2; i++) await limiter.consume(customerId, limits, MIDNIGHT + DAY_MS + 1_000);
-    expect((await monthItem(customerId, '2036-03'))?.a10).toBe(20);
+    // Two days later the sweep moves each item's part; the total is the same throughout.
+    for (let i = 0; i < 6; i++) await limiter.consume(customerId, limits, MIDNIGHT + DAY_MS + 1_000);
+    expect(await monthItem(customerId, '2036-03')).toBeUndefined();
     expect((await history.days(customerId, DAY_BEFORE, DAY_BEFORE))[0]?.admitted).toBe(40);
-    for (let i = 0; i < 4; i++) await limiter.consume(customerId, limits, MIDNIGHT + DAY_MS + 2_000);
+    expect(await sweep(MIDNIGHT + DAY_MS + 600_000)).toMatchObject({ finished: true, left: 0 });
     expect((await monthItem(customerId, '2036-03'))?.a10).toBe(40);
+    expect(await liveDay(customerId, DAY_BEFORE)).toBeUndefined();
     expect(await history.month([customerId], '2036-03')).toEqual([{ customerId, admitted: 46, refused: 0, activeDays: 2 }]);
   });
 });

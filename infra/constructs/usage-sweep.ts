@@ -1,0 +1,92 @@
+/**
+ * The usage sweep: its function (functions/usage-sweep.ts), which moves finished days from the counter items to the
+ * usage history, the EventBridge schedule that runs it every hour, and its alarms. It uses the counters table only,
+ * and is no route: no client reaches it, and no request waits for it.
+ */
+import path from 'node:path';
+import { Duration } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import { Construct } from 'constructs';
+import type { FunctionEnvironment } from '../../lib/config.js';
+import { FUNCTION_SETTINGS } from '../../lib/function-settings.js';
+import type { Stage } from '../../lib/stacks.js';
+import { ApiFunction, type FunctionLogProps, PROJECT_ROOT } from './api-function.js';
+import { USAGE_SWEEP_ACTIONS } from './table-access.js';
+
+export interface UsageSweepProps extends FunctionLogProps {
+  readonly stage: Stage;
+  /** The counters table: the counter items it reads and the history items it writes. */
+  readonly counters: ITable;
+  /** Days a day's totals are kept (USAGE_RETENTION_DAYS): the TTL the sweep gives the history items. */
+  readonly usageRetentionDays: number;
+  /** Where its alarms notify when they fire and when they clear (the stage's alarm destinations). */
+  readonly alarmTopics: readonly ITopic[];
+}
+
+export class UsageSweep extends Construct {
+  readonly handlerFunction: ApiFunction;
+  readonly schedule: Rule;
+  /** A failed run in an hour; no run started for three hours. */
+  readonly alarms: readonly Alarm[];
+
+  constructor(scope: Construct, id: string, props: UsageSweepProps) {
+    super(scope, id);
+    const { stage } = props;
+    this.handlerFunction = new ApiFunction(this, 'Function', {
+      logRetention: props.logRetention,
+      logRemovalPolicy: props.logRemovalPolicy,
+      entry: path.join(PROJECT_ROOT, 'functions', 'usage-sweep.ts'),
+      description: `Pet Store ${stage}: moves finished days of usage from the counter items to the usage history`,
+      environment: { STAGE: stage, USAGE_RETENTION_DAYS: String(props.usageRetentionDays) } satisfies FunctionEnvironment,
+      // The run stops starting work usageSweepReserveSeconds before this; the next hourly run goes on from there.
+      timeout: Duration.seconds(FUNCTION_SETTINGS.usageSweepTimeoutSeconds),
+    });
+    this.handlerFunction.bindTableActions('counters', props.counters, USAGE_SWEEP_ACTIONS);
+    this.schedule = new Rule(this, 'Schedule', {
+      description: `Pet Store ${stage}: runs the usage sweep every hour`,
+      schedule: Schedule.cron({ minute: String(FUNCTION_SETTINGS.usageSweepMinute) }),
+      targets: [
+        // EventBridge hands the event to Lambda asynchronously, trying the hand-over itself at most twice more
+        // (RetryPolicy, EventBridge API reference) within an hour, when the next run comes anyway. "By default, Lambda
+        // retries an asynchronous invocation twice if the function returns an error" (CloudFormation,
+        // AWS::Lambda::EventInvokeConfig); after that the next hour's run goes on from the last page done.
+        new LambdaFunction(this.handlerFunction.live, { retryAttempts: 2, maxEventAge: Duration.hours(1) }),
+      ],
+    });
+
+    const fn = this.handlerFunction;
+    const hour = Duration.hours(1);
+    this.alarms = [
+      new Alarm(this, 'Errors', {
+        alarmDescription:
+          `Pet Store ${stage}: the usage sweep failed; finished days stay on the counter items (usage reads stay right) ` +
+          'until a run succeeds: see its log group',
+        metric: fn.metricErrors({ period: hour, statistic: 'Sum' }),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+      new Alarm(this, 'NotRunning', {
+        alarmDescription: `Pet Store ${stage}: the usage sweep has not run for 3 hours: check its schedule (EventBridge rule)`,
+        metric: fn.metricInvocations({ period: hour, statistic: 'Sum' }),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
+        evaluationPeriods: 3,
+        // Lambda publishes no Invocations for an hour without one: that silence is what this alarm is for.
+        treatMissingData: TreatMissingData.BREACHING,
+      }),
+    ];
+    for (const alarm of this.alarms) {
+      for (const topic of props.alarmTopics) {
+        alarm.addAlarmAction(new SnsAction(topic));
+        alarm.addOkAction(new SnsAction(topic));
+      }
+    }
+  }
+}
