@@ -11,7 +11,7 @@ const from = (path: string) => import(`${root}/${path}`);
 
 const { startDynamoLocal } = await from('infra/local/dynamodb-local.ts');
 const { ensureTables } = await from('infra/local/tables.ts');
-const { createDynamoClient } = await from('lib/dynamo/create-client.ts');
+const { createDynamoClient } = await from('lib/dynamo/client.ts');
 const { localTableNames } = await from('lib/dynamo/tables.ts');
 const dynamoLocal = await startDynamoLocal();
 const tables = localTableNames('production', 'hot-');

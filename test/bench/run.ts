@@ -10,7 +10,7 @@ import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { startDynamoLocal } from '../../infra/local/dynamodb-local.js';
 import { authorizerEvent, proxyEvent as buildEvent } from '../../infra/local/events.js';
 import { ensureTables } from '../../infra/local/tables.js';
-import { createDynamoClient } from '../../lib/dynamo/create-client.js';
+import { createDynamoClient } from '../../lib/dynamo/client.js';
 import { localTableNames } from '../../lib/dynamo/tables.js';
 import { type FiguresSection, figuresMarkdown } from './figures-markdown.js';
 
