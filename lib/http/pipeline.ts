@@ -16,7 +16,7 @@ import { type Ending, finish } from './finish.js';
 import type { RequestBody } from './json-body.js';
 import { pathParams } from './path-params.js';
 import type { ApiEvent, ApiResult, Result } from './response.js';
-import { deprecatedCall } from './sunset.js';
+import { deprecatedCall } from './stability.js';
 import { errorAnswer } from './to-http-error.js';
 import type { BodySchema } from './validation.js';
 
