@@ -5,7 +5,7 @@ import { documentClient } from '../lib/dynamo/client.js';
 import { requestBody } from '../lib/http/json-body.js';
 import { operation } from '../lib/http/operation.js';
 import { idempotentRunner } from '../lib/idempotency/runner.js';
-import { createCategory } from '../lib/routes.js';
+import { createCategory } from '../lib/routes/categories.js';
 
 const categories = categoryStore(documentClient(), tableName('CATEGORIES_TABLE'));
 

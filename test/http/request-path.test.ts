@@ -19,7 +19,7 @@ import { requestBody } from '../../lib/http/json-body.js';
 import { operation } from '../../lib/http/operation.js';
 import type { Result } from '../../lib/http/response.js';
 import { type IdempotentRequest, type IdempotentRunner, idempotencyKeyOf } from '../../lib/idempotency/key.js';
-import { defineRoute } from '../../lib/routes.js';
+import { defineRoute } from '../../lib/routes/definition.js';
 import { sentHeaders } from '../support/answer.js';
 import { invoke, proxyEvent, TEST_AUTHORIZER } from '../support/events.js';
 
@@ -163,20 +163,6 @@ describe('the one error module (to-http-error.ts): what a handler throws becomes
       503,
       'SERVICE_UNAVAILABLE',
       { 'Retry-After': '2' },
-    ],
-    [
-      'the idempotency library’s validation error',
-      Object.assign(new Error('x'), { name: 'IdempotencyValidationError' }),
-      422,
-      'IDEMPOTENCY_KEY_REUSED',
-      {},
-    ],
-    [
-      'the idempotency library’s in-progress error',
-      Object.assign(new Error('x'), { name: 'IdempotencyAlreadyInProgressError' }),
-      409,
-      'IDEMPOTENCY_IN_PROGRESS',
-      { 'Retry-After': '1' },
     ],
     ['the JSON body parser’s refusal of malformed JSON', parserError, 400, 'MALFORMED_JSON', {}],
     [
