@@ -2,10 +2,10 @@
 import { categoryStore } from '../lib/categories/store.js';
 import { tableName } from '../lib/config.js';
 import { documentClient } from '../lib/dynamo/client.js';
-import { requestBody } from '../lib/http/json-body.js';
+import { jsonBody } from '../lib/http/json-body.js';
 import { operation } from '../lib/http/operation.js';
 import { idempotentRunner } from '../lib/idempotency/runner.js';
-import { createCategory } from '../lib/routes.js';
+import { createCategory } from '../lib/routes/categories.js';
 
 const categories = categoryStore(documentClient(), tableName('CATEGORIES_TABLE'));
 
@@ -14,5 +14,5 @@ export const handler = operation(createCategory, {
   idempotency: idempotentRunner(createCategory),
   // A new instance reads the id counter while the request waits for admission (lib/categories/store.ts).
   prepare: categories.prepare,
-  readBody: requestBody,
+  readBody: jsonBody,
 });

@@ -5,7 +5,7 @@
  */
 import { HttpError } from '../lib/http/error-codes.js';
 import { operation } from '../lib/http/operation.js';
-import { getPetById } from '../lib/routes.js';
+import { getPetById } from '../lib/routes/pets.js';
 
 export const handler = operation(getPetById, async () => {
   throw new HttpError(

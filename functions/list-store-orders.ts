@@ -4,7 +4,7 @@
  */
 import { HttpError } from '../lib/http/error-codes.js';
 import { operation } from '../lib/http/operation.js';
-import { listStoreOrders } from '../lib/routes.js';
+import { listStoreOrders } from '../lib/routes/store-orders.js';
 
 export const handler = operation(listStoreOrders, async () => {
   throw new HttpError(

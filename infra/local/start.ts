@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { removeRunningStart, writeRunningStart } from '../../lib/cli/running-start.js';
 import { localConfig } from '../../lib/config.js';
-import { createDynamoClient } from '../../lib/dynamo/create-client.js';
+import { createDynamoClient } from '../../lib/dynamo/client.js';
 import { localTableNames } from '../../lib/dynamo/tables.js';
 import { DEMO_CUSTOMER, issueDemoKey } from './demo-key.js';
 import { DOCS_PATH } from './docs.js';

@@ -7,7 +7,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { customerOf } from '../../lib/auth/records.js';
 import { config, tableName } from '../../lib/config.js';
 import { DYNAMO_BUDGETS } from '../../lib/dynamo/budget.js';
-import { createDocumentClient, createDynamoClient } from '../../lib/dynamo/create-client.js';
+import { createDocumentClient, createDynamoClient } from '../../lib/dynamo/client.js';
 import { gatewayLog } from '../../lib/log.js';
 import { type UsagePlanSpec, usagePlanNamed } from '../../lib/usage-plans.js';
 

@@ -6,7 +6,7 @@
  * AWS does not document what becomes of bytes that are not UTF-8 on the text path, so every type is listed:
  * the function then sees the bytes themselves and refuses invalid UTF-8 (lib/http/json-body.ts).
  */
-import { parseContentType } from '../http/media-type.js';
+import { parseContentType } from '../http/json-body.js';
 
 /**
  * It changes nothing in the answers: API Gateway decodes a function's body from base64 only when the function says

@@ -6,7 +6,7 @@ import { auditTrail } from '../audit/trail.js';
 import { type AuthAdmin, authAdmin } from '../auth/admin.js';
 import type { Customer } from '../auth/records.js';
 import { categoryModeration } from '../categories/moderation.js';
-import { createDocumentClient } from '../dynamo/create-client.js';
+import { createDocumentClient } from '../dynamo/client.js';
 import { deprecatedCallStore } from '../rate-limit/deprecated-calls.js';
 import { dynamoRateLimiter } from '../rate-limit/dynamo-limiter.js';
 import { counterKeys } from '../rate-limit/shards.js';

@@ -11,7 +11,7 @@ import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-clo
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import { adminCliConfig } from '../config.js';
-import { createDynamoClient } from '../dynamo/create-client.js';
+import { createDynamoClient } from '../dynamo/client.js';
 import { localTableNames, type TableId, type TableSpec } from '../dynamo/tables.js';
 import { ADDRESS_RATE_OUTPUT, STACK_NAMES, type Stage, TABLE_OUTPUT_KEYS, THROTTLE_RATE_OUTPUT, USAGE_PLAN_IDS_OUTPUT } from '../stacks.js';
 import { UsageError } from './args.js';

@@ -1,10 +1,12 @@
 /**
- * Retrying with jittered backoff: the one formula every retry of the project waits by, and the loop for what the
- * SDK does not retry itself. The SDK retries throttling and transient errors (retry-strategy.ts, which waits by
- * `fullJitter` too); it does not retry a transaction cancelled by a condition or a conflict, a plain write refused
- * because a transaction holds the item, or BatchGetItem's unprocessed keys, which are an answer, not an error.
- * Those loops call `retrying`, each with its own constants, kept beside it with why.
+ * Retrying with jittered backoff: the one formula every retry waits by; the SDK's standard strategy with its waits
+ * capped by the budget (`budgetRetryStrategy`); and `retrying`, the loop for what the SDK does not retry: a
+ * transaction cancelled by a condition or a conflict, a write refused while a transaction holds the item,
+ * BatchGetItem's unprocessed keys. Each such loop keeps its own constants beside it, with why.
  */
+import { StandardRetryStrategy } from '@smithy/core/retry';
+import type { RetryErrorInfo, StandardRetryBackoffStrategy, StandardRetryToken } from '@smithy/types';
+import type { DynamoBudget } from './budget.js';
 
 export interface Backoff {
   /** The bound of the first wait; each retry doubles it. */
@@ -56,4 +58,37 @@ export async function retrying<T>(
       await wait(fullJitter(policy, attempt));
     }
   }
+}
+
+/** Full jitter below min(base × 2^retries, cap): the SDK's own formula (fullJitter above), with our cap instead of 20 s. */
+class CappedBackoff implements StandardRetryBackoffStrategy {
+  private base = 0;
+
+  constructor(private readonly capMs: number) {}
+
+  setDelayBase(delayBase: number): void {
+    this.base = delayBase;
+  }
+
+  computeNextBackoffDelay(retries: number): number {
+    // The SDK counts the retries made so far (0 before the first); fullJitter counts the retry about to be made.
+    return Math.floor(fullJitter({ baseMs: this.base, capMs: this.capMs }, retries + 1));
+  }
+}
+
+class BudgetRetryStrategy extends StandardRetryStrategy {
+  override async refreshRetryTokenForRetry(token: StandardRetryToken, errorInfo: RetryErrorInfo): Promise<StandardRetryToken> {
+    const { retryAfterHint: _ignored, ...withoutHint } = errorInfo;
+    return super.refreshRetryTokenForRetry(token, withoutHint);
+  }
+}
+
+/**
+ * Left alone, the SDK waits a random time below min(base × 2^retry, 20 s), with a base of 50 ms, or 1 s after a
+ * throttling error; and when a response carries Retry-After or x-amz-retry-after it waits for that hint, up to
+ * 5 s longer than its own backoff (@smithy/core, retry/util-retry/StandardRetryStrategy.js). Neither bound fits a
+ * Lambda budget, so the backoff here is capped, and the hint (DynamoDB does not send one) is not followed.
+ */
+export function budgetRetryStrategy(budget: DynamoBudget): StandardRetryStrategy {
+  return new BudgetRetryStrategy({ maxAttempts: budget.attempts, backoff: new CappedBackoff(budget.maxBackoffMs) });
 }

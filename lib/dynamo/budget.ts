@@ -13,7 +13,7 @@ export interface DynamoBudget {
   readonly connectionTimeoutMs: number;
   /** From the start of an attempt until DynamoDB's answer arrives. */
   readonly requestTimeoutMs: number;
-  /** The longest wait before a retry (lib/dynamo/retry-strategy.ts caps the SDK's backoff with it). */
+  /** The longest wait before a retry (budgetRetryStrategy, backoff.ts, caps the SDK's backoff with it). */
   readonly maxBackoffMs: number;
 }
 

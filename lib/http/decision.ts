@@ -7,9 +7,8 @@
 import type { AuthContext } from '../auth/context.js';
 import { nowMs } from '../clock.js';
 import { recordDecision } from '../metrics.js';
-import { rateLimitHeaders, retryAfter } from '../rate-limit/headers.js';
 import type { Admission, RateLimiter, UsageSnapshot } from '../rate-limit/limiter.js';
-import { blocking } from '../rate-limit/windows.js';
+import { blocking, rateLimitHeaders, retryAfter } from '../rate-limit/windows.js';
 import type { Route } from '../routes.js';
 import { HttpError } from './error-codes.js';
 

@@ -2,13 +2,13 @@
  * The one place an answer is built, success or error, and where every header goes on it, once, in this order: the
  * X-RateLimit headers (the customer's, or the gateway's 0/0/0 before the customer's windows are known), the
  * Content-Type, the result's own headers (Retry-After, WWW-Authenticate, Idempotent-Replayed), the IETF RateLimit
- * fields, Cache-Control and X-Content-Type-Options (ANSWER_HEADERS), the route's own (route-headers.ts), and the
+ * fields, Cache-Control and X-Content-Type-Options (ANSWER_HEADERS), the route's own (stability.ts), and the
  * X-Request-Id.
  */
 import type { Route } from '../routes.js';
 import { ANSWER_HEADERS, GATEWAY_RATE_LIMIT_HEADERS } from './answer-headers.js';
 import type { ApiResult, Result } from './response.js';
-import { routeHeaders } from './route-headers.js';
+import { routeHeaders } from './stability.js';
 import { errorAnswer } from './to-http-error.js';
 
 /** How a request ended: with a result of the operation, or with an error of any step. */

@@ -1,7 +1,7 @@
 /**
  * An operation's Lambda handler from its route: every handler in functions/ is `operation(route, …)`, typed by its
  * route (body, success, a peek route's usage, an idempotent route's runner). Middy keeps the Lambda context on log
- * lines, header names lower-cased and a timeout before Lambda's; the rest is pipeline.ts.
+ * lines, header names lower-cased, a timeout before Lambda's, and parses a route's body; the rest is pipeline.ts.
  */
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
@@ -39,7 +39,7 @@ interface Definition<TQuota extends Quota, TBody, TSuccess> {
    * must not throw.
    */
   prepare?: () => void;
-  /** A route with a body: the step that reads it, `requestBody` (json-body.ts), so that no other bundle carries it. */
+  /** A route with a body: its body step, `jsonBody` (json-body.ts), so that no other bundle carries it. */
   readBody?: Steps['readBody'];
 }
 
@@ -88,5 +88,6 @@ export function operation<TQuota extends Quota, TBody, TIdempotent extends boole
     .use(logContext())
     .use(httpHeaderNormalizer())
     .use({ onError: backstop })
+    .use(readBody?.middlewares ?? [])
     .handler(respond);
 }

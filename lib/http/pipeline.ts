@@ -2,7 +2,7 @@
  * The request path of every operation in one function, `respond`, read top to bottom: the caller, `prepare`,
  * admission (a read-only operation alongside the count), parameters, Idempotency-Key and body, the deprecation
  * check, the handler (under a key's runner), `finish`. The order is this function's alone. `backstop`, Middy's
- * onError, answers a request Middy's timeout ended through the same `finish`.
+ * onError, hands it a body the middlewares refused, and answers a request Middy's timeout ended.
  */
 import type middy from '@middy/core';
 import type { Context } from 'aws-lambda';
@@ -13,12 +13,11 @@ import type { Route } from '../routes.js';
 import { callerOf } from './caller.js';
 import { admit, type Decision } from './decision.js';
 import { type Ending, finish } from './finish.js';
-import type { RequestBody } from './json-body.js';
+import type { BodyStep, RequestBody } from './json-body.js';
 import { pathParams } from './path-params.js';
 import type { ApiEvent, ApiResult, Result } from './response.js';
-import { deprecatedCall } from './sunset.js';
+import { deprecatedCall } from './stability.js';
 import { errorAnswer } from './to-http-error.js';
-import type { BodySchema } from './validation.js';
 
 /** What a handler is given, whatever its route (operation.ts types it per route). */
 export interface RequestInput {
@@ -36,8 +35,8 @@ export interface Steps {
   /** Read-only work started before admission, so that it overlaps the count's round trip; must not throw. */
   prepare?: () => void;
   idempotency?: IdempotentRunner;
-  /** Reads and checks a route's JSON body (json-body.ts): given by the handler file of a route with a body only. */
-  readBody?: (schema: BodySchema, event: ApiEvent, context: Context) => RequestBody;
+  /** A route's JSON body (json-body.ts): given by the handler file of a route with a body only. */
+  readBody?: BodyStep;
 }
 
 /** Admissions in flight, by event: what `backstop` shows of a request that Middy's timeout ended. */
@@ -64,13 +63,16 @@ export function requestPath(route: Route, steps: Steps, limiter: RateLimiter) {
   if (route.body && !readBody) throw new Error(`${route.operationId} takes a body: its handler file gives readBody`);
   /**
    * Parameters, Idempotency-Key and body, in the order a client fixes them; their refusals wait for admission. A
-   * request with a key has the runner prepare (load its library) before the body is read.
+   * request with a key has the runner prepare (load its library) before the body is checked. `failure`: what
+   * ended the Middy chain before `respond` (the body's middlewares).
    */
-  function readInput(event: ApiEvent, context: Context): Input {
+  function readInput(event: ApiEvent, failure: unknown): Input {
     const params = route.params ? pathParams(route.params, event) : {};
     const key = route.idempotent ? steps.idempotency?.keyOf(event) : undefined;
     if (key !== undefined) steps.idempotency?.prepare?.();
-    return { params, key, body: route.body && readBody ? readBody(route.body, event, context) : undefined };
+    if (route.body && readBody) return { params, key, body: readBody.read(route.body, event, failure) };
+    if (failure !== undefined) throw failure;
+    return { params, key, body: undefined };
   }
 
   /**
@@ -96,7 +98,7 @@ export function requestPath(route: Route, steps: Steps, limiter: RateLimiter) {
     return steps.idempotency({ customerId: caller.customerId, key, body: body?.json }, context, run);
   }
 
-  async function respond(event: ApiEvent, context: Context): Promise<ApiResult> {
+  async function respond(event: ApiEvent, context: Context, failure?: unknown): Promise<ApiResult> {
     const requestId = requestIdOf(event, context);
     let rateLimit: Record<string, string> | undefined;
     try {
@@ -106,7 +108,7 @@ export function requestPath(route: Route, steps: Steps, limiter: RateLimiter) {
       admissions.set(event, admitting.decision);
       // Read once the count is started (an operation alongside it starts its own call with it); a rejected read is
       // answered after admission, by `operate`. No turn of the event loop is waited for: docs/performance.md.
-      const reading = Promise.resolve().then(() => readInput(event, context));
+      const reading = Promise.resolve().then(() => readInput(event, failure));
       reading.catch(() => undefined);
       const alongside = admitting.alongside ? endingOf(operate(reading, context, caller, requestId)) : undefined;
       const { refusal, headers, usage, record } = await admitting.decision;
@@ -124,23 +126,30 @@ export function requestPath(route: Route, steps: Steps, limiter: RateLimiter) {
     }
   }
 
-  /** Middy's onError: the timeout answer (or any error outside `respond`), with the admission's headers if it decided. */
+  /**
+   * Middy's onError. Before `respond` has run, the body's middlewares refused the request: `respond` answers it,
+   * counted like any request with a bad body. After, Middy's timeout ended it (or an error outside `respond`): the
+   * answer says so, with the admission's headers if it decided.
+   */
   async function backstop(request: middy.Request<ApiEvent, ApiResult, Error, Context>): Promise<void> {
     const admission = admissions.get(request.event);
+    if (!admission) {
+      request.response = await respond(request.event, request.context, request.error);
+      return;
+    }
     let error: unknown = request.error;
     let rateLimit: Record<string, string> | undefined;
-    if (admission) {
-      try {
-        const { refusal, headers, record } = await admission;
-        record();
-        rateLimit = headers;
-        error = refusal ?? error;
-      } catch (failure) {
-        error = failure;
-      }
+    try {
+      const { refusal, headers, record } = await admission;
+      record();
+      rateLimit = headers;
+      error = refusal ?? error;
+    } catch (failure) {
+      error = failure;
     }
     request.response = finish(route, requestIdOf(request.event, request.context), { error }, rateLimit);
   }
 
-  return { respond, backstop };
+  // Middy calls a handler with a third argument of its own.
+  return { respond: (event: ApiEvent, context: Context) => respond(event, context), backstop };
 }

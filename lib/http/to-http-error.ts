@@ -1,26 +1,17 @@
 /**
- * Errors into the contract's Error results: the one place where domain errors, SDK failures, the idempotency
- * library's refusals, the JSON body parser's and Middy's own errors become codes (finish.ts makes the answer).
- * Internals never leak: anything unknown becomes INTERNAL_ERROR and is logged with the request id. Library errors
- * are recognised by name, not by class, so that this module, which every function carries, imports none of them.
+ * Errors into the contract's Error results: the one place where HttpErrors, domain errors, SDK failures and Middy's
+ * timeout become codes (finish.ts makes the answer); the body step and the idempotency runner turn their libraries'
+ * refusals into HttpErrors. Internals never leak: anything unknown becomes INTERNAL_ERROR, logged with the request
+ * id. Other modules' errors are recognised by name, not by class, so that this module imports none of them.
  */
-import * as v from 'valibot';
 import { isDynamoUnavailable, UNAVAILABLE_RETRY_AFTER } from '../dynamo/outage.js';
-import { IDEMPOTENCY_KEY_HEADER } from '../idempotency/names.js';
 import { log } from '../log.js';
 import { type ErrorCode, HttpError } from './error-codes.js';
 import type { Result } from './response.js';
 
 const UNAVAILABLE_MESSAGE = 'The service is temporarily unavailable; retry after the time in Retry-After';
 /**
- * Retry-After of 409 IDEMPOTENCY_IN_PROGRESS. A create takes tens of milliseconds, so the first request has almost
- * always answered a second later. If it died instead (a crash, a timeout), its claim lapses when its invocation's
- * time would have run out, at most CLAIM_LAPSES_AFTER_SECONDS (lib/idempotency/key.ts) after it started.
- */
-export const IN_PROGRESS_RETRY_AFTER = '1';
-
-/**
- * The domain's errors (lib/categories/errors.ts), by name like the libraries' below, so that a function that never
+ * The domain's errors (lib/categories/errors.ts), by name, so that a function that never
  * throws them does not carry their module.
  */
 const DOMAIN_ERRORS: Readonly<Record<string, { code: ErrorCode; headers?: Record<string, string> }>> = {
@@ -29,57 +20,10 @@ const DOMAIN_ERRORS: Readonly<Record<string, { code: ErrorCode; headers?: Record
   CategoryContention: { code: 'SERVICE_UNAVAILABLE', headers: { 'Retry-After': '1' } },
 };
 
-/** What @middy/http-json-body-parser throws (an HttpError of @middy/util, caused by the package). */
-const BodyParserErrorSchema = v.object({
-  statusCode: v.number(),
-  message: v.string(),
-  cause: v.object({ package: v.literal('@middy/http-json-body-parser'), data: v.optional(v.unknown()) }),
-});
-const FORBIDDEN_KEY = 'Forbidden key in JSON body';
-
-/**
- * The key of a body the parser refused for holding `__proto__` (or a `constructor` with a `prototype`): not an
- * answer of its own, since such a body is checked by its schema like any other, which names the field.
- */
-export function forbiddenJsonKey(error: unknown): string | undefined {
-  const parsed = v.safeParse(BodyParserErrorSchema, error);
-  return parsed.success && parsed.output.message === FORBIDDEN_KEY ? String(parsed.output.cause.data) : undefined;
-}
-
-function bodyParserRefusal(error: unknown): HttpError | undefined {
-  const parsed = v.safeParse(BodyParserErrorSchema, error);
-  if (!parsed.success) return undefined;
-  // Its 422 is JSON it could not parse (a forbidden key never gets here: see forbiddenJsonKey). The body step checks
-  // the media type before the parser runs (media-type.ts), with the parser's own check off: its 415 is mapped in case.
-  if (parsed.output.statusCode === 415) return new HttpError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json');
-  return new HttpError('MALFORMED_JSON', 'The request body is not valid JSON');
-}
-
-/** The idempotency library's refusals (lib/idempotency/runner.ts): a key reused with another body, a key in use. */
-function idempotencyRefusal(error: unknown): HttpError | undefined {
-  const name = error instanceof Error ? error.name : undefined;
-  if (name === 'IdempotencyValidationError') {
-    return new HttpError(
-      'IDEMPOTENCY_KEY_REUSED',
-      `This ${IDEMPOTENCY_KEY_HEADER} was already used with a different request body; use a new key for a new request (keys are remembered for 24 hours)`,
-    );
-  }
-  if (name === 'IdempotencyAlreadyInProgressError') {
-    return new HttpError(
-      'IDEMPOTENCY_IN_PROGRESS',
-      `A request with this ${IDEMPOTENCY_KEY_HEADER} is still being processed; retry after the time in Retry-After to get its answer`,
-      { 'Retry-After': IN_PROGRESS_RETRY_AFTER },
-    );
-  }
-  return undefined;
-}
-
 function toHttpError(error: unknown, requestId: string): HttpError {
   if (error instanceof HttpError) return error;
   const domain = error instanceof Error && Object.hasOwn(DOMAIN_ERRORS, error.name) ? DOMAIN_ERRORS[error.name] : undefined;
   if (domain && error instanceof Error) return new HttpError(domain.code, error.message, domain.headers);
-  const refusal = idempotencyRefusal(error) ?? bodyParserRefusal(error);
-  if (refusal) return refusal;
   // Middy's TimeoutError (a handler still running near Lambda's timeout) is one of these by its name.
   if (isDynamoUnavailable(error)) {
     log.warn('dependency unavailable', { requestId, error: describe(error) });

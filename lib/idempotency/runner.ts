@@ -9,15 +9,42 @@ import type { Context } from 'aws-lambda';
 import * as v from 'valibot';
 import { tableName } from '../config.js';
 import { documentClient } from '../dynamo/client.js';
+import { HttpError } from '../http/error-codes.js';
 import type { Result } from '../http/response.js';
 import type { Quota, Route } from '../routes.js';
 import { type IdempotentRequest, type IdempotentRunner, idempotencyKeyOf } from './key.js';
-import { REMEMBERED_SECONDS, REPLAYED_HEADER } from './names.js';
+import { IDEMPOTENCY_KEY_HEADER, REMEMBERED_SECONDS, REPLAYED_HEADER } from './names.js';
 import { idempotencyRecords, type StoredAnswer, StoredAnswerSchema } from './records.js';
 import type { Remember } from './utility.mjs';
 
 /** Thrown from a run whose 5xx answer must not be remembered. */
 class NotRemembered extends Error {}
+
+/**
+ * Retry-After of 409 IDEMPOTENCY_IN_PROGRESS. A create takes tens of milliseconds, so the first request has almost
+ * always answered a second later. If it died instead (a crash, a timeout), its claim lapses when its invocation's
+ * time would have run out, at most CLAIM_LAPSES_AFTER_SECONDS (key.ts) after it started.
+ */
+const IN_PROGRESS_RETRY_AFTER = '1';
+
+/** The library's refusals, by name: a key reused with another body, a key in use. */
+function idempotencyRefusal(error: unknown): HttpError | undefined {
+  const name = error instanceof Error ? error.name : undefined;
+  if (name === 'IdempotencyValidationError') {
+    return new HttpError(
+      'IDEMPOTENCY_KEY_REUSED',
+      `This ${IDEMPOTENCY_KEY_HEADER} was already used with a different request body; use a new key for a new request (keys are remembered for 24 hours)`,
+    );
+  }
+  if (name === 'IdempotencyAlreadyInProgressError') {
+    return new HttpError(
+      'IDEMPOTENCY_IN_PROGRESS',
+      `A request with this ${IDEMPOTENCY_KEY_HEADER} is still being processed; retry after the time in Retry-After to get its answer`,
+      { 'Retry-After': IN_PROGRESS_RETRY_AFTER },
+    );
+  }
+  return undefined;
+}
 
 /** A stored answer as the utility hands back a replay. */
 const ReplaySchema = v.object({ ...StoredAnswerSchema.entries, replayed: v.optional(v.literal(true)) });
@@ -61,7 +88,7 @@ export function idempotentRunner<TQuota extends Quota, TBody, TSuccess>(route: R
         });
       } catch (error) {
         if (error instanceof NotRemembered && first.result) return first.result;
-        throw error;
+        throw idempotencyRefusal(error) ?? error;
       }
       if (first.result) return first.result;
       const { replayed, ...answer } = v.parse(ReplaySchema, stored);

@@ -8,9 +8,7 @@
 import { gatewayResponseTypesOf } from '../api-gateway/gateway-responses.js';
 import { type DeprecationOverrides, deprecationDates } from '../deprecation.js';
 import { ERROR_STATUS } from '../http/error-codes.js';
-import { MAX_BODY_BYTES } from '../http/json-body.js';
-import { MAX_JSON_DEPTH } from '../http/json-depth.js';
-import { JSON_MEDIA_TYPE } from '../http/media-type.js';
+import { JSON_MEDIA_TYPE, MAX_BODY_BYTES, MAX_JSON_DEPTH } from '../http/json-body.js';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_KEY_RULE, REMEMBERED_SECONDS } from '../idempotency/key.js';
 import { ROUTES, type Route, type Tag } from '../routes.js';
 import type { Stage } from '../stacks.js';

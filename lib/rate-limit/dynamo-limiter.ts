@@ -1,6 +1,6 @@
 /**
  * The rate limiter's counts on DynamoDB, exact under any concurrency (a CounterStore): admission on one item
- * (item-admission.ts) or over a sharded customer's items (shard-walk.ts), the refusal count toward a ban (ban.ts),
+ * (item-admission.ts) or over a sharded customer's items (shards.ts), the refusal count toward a ban (ban.ts),
  * and `peek`. An admitted request costs one UpdateItem; finished days are moved to the usage history by the usage
  * sweep, never by a request (lib/usage/day-sweep.ts).
  */
@@ -12,8 +12,7 @@ import { type BanOptions, refusals } from './ban.js';
 import { type CounterItem, counterItem, countsOf, type ItemCounts } from './counter-item.js';
 import { itemAdmission } from './item-admission.js';
 import type { Admission, ConsumeOptions, CounterStore, UsageSnapshot } from './limiter.js';
-import { shardWalk } from './shard-walk.js';
-import { ITEM_CAPACITY_PER_MINUTE, shardCount, shardKey } from './shards.js';
+import { ITEM_CAPACITY_PER_MINUTE, shardCount, shardKey, shardWalk } from './shards.js';
 import { staleNameMemory } from './stale-names.js';
 import { views, windowStarts } from './windows.js';
 

@@ -17,7 +17,7 @@ const from = (path: string) => import(`${root}/${path}`);
 
 const { startDynamoLocal } = await from('infra/local/dynamodb-local.ts');
 const { ensureTables } = await from('infra/local/tables.ts');
-const { createDynamoClient } = await from('lib/dynamo/create-client.ts');
+const { createDynamoClient } = await from('lib/dynamo/client.ts');
 const { localTableNames } = await from('lib/dynamo/tables.ts');
 const shared = process.env.HOT_PATH_ENDPOINT;
 const dynamoLocal = shared ? { endpoint: shared, stop: async () => {} } : await startDynamoLocal();

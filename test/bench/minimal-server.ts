@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { createDynamoClient } from '../../lib/dynamo/create-client.js';
+import { createDynamoClient } from '../../lib/dynamo/client.js';
 
 const db = DynamoDBDocumentClient.from(createDynamoClient(process.env.DYNAMODB_ENDPOINT));
 /** A variable the bench sets for this server (tables, port): absent is a bench bug, not an empty name. */

@@ -11,7 +11,7 @@ import { startDynamoLocal } from '../../infra/local/dynamodb-local.js';
 import { authorizerEvent, proxyEvent as buildEvent } from '../../infra/local/events.js';
 import { ensureTables } from '../../infra/local/tables.js';
 import { CATEGORY_CAP } from '../../lib/categories/limits.js';
-import { createDynamoClient } from '../../lib/dynamo/create-client.js';
+import { createDynamoClient } from '../../lib/dynamo/client.js';
 import { localTableNames } from '../../lib/dynamo/tables.js';
 import { type FiguresSection, figuresMarkdown } from './figures-markdown.js';
 import type { LoadResult } from './load.js';

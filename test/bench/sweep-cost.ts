@@ -6,7 +6,7 @@
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { startDynamoLocal } from '../../infra/local/dynamodb-local.js';
 import { ensureTables } from '../../infra/local/tables.js';
-import { createDocumentClient, createDynamoClient } from '../../lib/dynamo/create-client.js';
+import { createDocumentClient, createDynamoClient } from '../../lib/dynamo/client.js';
 import { localTableNames } from '../../lib/dynamo/tables.js';
 import { ownerOfKey } from '../../lib/rate-limit/shards.js';
 import { daySweep } from '../../lib/usage/day-sweep.js';

@@ -10,7 +10,7 @@ import { CategoryExists } from '../../lib/categories/errors.js';
 import { categoryModeration } from '../../lib/categories/moderation.js';
 import { foldedName } from '../../lib/categories/names.js';
 import { categoryStore } from '../../lib/categories/store.js';
-import { createDocumentClient, createDynamoClient } from '../../lib/dynamo/create-client.js';
+import { createDocumentClient, createDynamoClient } from '../../lib/dynamo/client.js';
 import { categoryIntegrity } from '../support/category-integrity.js';
 import { testDb } from '../support/customers.js';
 import { testTable } from '../support/environment.js';

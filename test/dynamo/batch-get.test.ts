@@ -7,7 +7,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { getItems } from '../../lib/dynamo/batch-get.js';
-import { createDynamoClient } from '../../lib/dynamo/create-client.js';
+import { createDynamoClient } from '../../lib/dynamo/client.js';
 
 const TABLE = process.env.COUNTERS_TABLE ?? '';
 const client = createDynamoClient(process.env.DYNAMODB_ENDPOINT);

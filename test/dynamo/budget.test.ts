@@ -6,6 +6,7 @@
 import { HttpRequest } from '@smithy/core/protocols';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { assert, describe, expect, it } from 'vitest';
+import { budgetRetryStrategy } from '../../lib/dynamo/backoff.js';
 import {
   allowedWaitMs,
   BUDGET_SHARE_OF_TIMEOUT,
@@ -16,8 +17,7 @@ import {
   maxTotalBackoffMs,
   worstCaseWaitMs,
 } from '../../lib/dynamo/budget.js';
-import { createDynamoClient } from '../../lib/dynamo/create-client.js';
-import { budgetRetryStrategy } from '../../lib/dynamo/retry-strategy.js';
+import { createDynamoClient } from '../../lib/dynamo/client.js';
 import { FUNCTION_SETTINGS } from '../../lib/function-settings.js';
 import { ROUTES } from '../../lib/routes.js';
 

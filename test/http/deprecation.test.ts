@@ -11,7 +11,8 @@ import { config, parseEnv, setConfig } from '../../lib/config.js';
 import { deprecationDates, deprecationVariables } from '../../lib/deprecation.js';
 import { HttpError } from '../../lib/http/error-codes.js';
 import { operation } from '../../lib/http/operation.js';
-import { defineRoute, getPetById as petsRoute } from '../../lib/routes.js';
+import { defineRoute } from '../../lib/routes/definition.js';
+import { getPetById as petsRoute } from '../../lib/routes.js';
 import { invoke, proxyEvent } from '../support/events.js';
 
 /** The pets variables as a stage might set them: none of them may reach the route below. */

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { HttpError } from '../../lib/http/error-codes.js';
-import { requestBody } from '../../lib/http/json-body.js';
+import { jsonBody } from '../../lib/http/json-body.js';
 import { operation } from '../../lib/http/operation.js';
 import { idempotentRunner } from '../../lib/idempotency/runner.js';
 import { createCategory, getPetById, getRateLimitStatus, listCategories } from '../../lib/routes.js';
@@ -40,7 +40,7 @@ describe('operation() and the route it is given', () => {
       operation(createCategory, {
         handle: async ({ body }) => ({ id: 1, name: body.name }),
         idempotency: idempotentRunner(createCategory),
-        readBody: requestBody,
+        readBody: jsonBody,
       }),
       operation(listCategories, async () => []),
       operation(getRateLimitStatus, async ({ caller, usage }) => ({

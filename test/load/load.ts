@@ -16,7 +16,7 @@ import * as v from 'valibot';
 import { authAdmin } from '../../lib/auth/admin.js';
 import { generateKey } from '../../lib/auth/keys.js';
 import { CategorySchema } from '../../lib/categories/schema.js';
-import { createDynamoClient } from '../../lib/dynamo/create-client.js';
+import { createDynamoClient } from '../../lib/dynamo/client.js';
 import { localTableNames } from '../../lib/dynamo/tables.js';
 import type { Limits, Plan } from '../../lib/plans.js';
 import { admittedInDay } from '../support/admitted.js';

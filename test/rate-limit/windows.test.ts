@@ -3,8 +3,7 @@
  * window the X-RateLimit headers show, which one blocks, and Retry-After.
  */
 import { describe, expect, it } from 'vitest';
-import { rateLimitHeaders, retryAfter } from '../../lib/rate-limit/headers.js';
-import { blocking, DAY, MINUTE, tightest, views, windowStarts } from '../../lib/rate-limit/windows.js';
+import { blocking, DAY, MINUTE, rateLimitHeaders, retryAfter, tightest, views, windowStarts } from '../../lib/rate-limit/windows.js';
 
 const DAY_START = Date.UTC(2036, 2, 10) / 1000;
 const NOW = DAY_START + 12 * 3600 + 34 * 60 + 15; // 12:34:15 UTC

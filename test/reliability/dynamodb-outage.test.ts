@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DynamoLocal, startDynamoLocal } from '../../infra/local/dynamodb-local.js';
 import { ensureTables } from '../../infra/local/tables.js';
 import { authAdmin } from '../../lib/auth/admin.js';
-import { createDynamoClient } from '../../lib/dynamo/create-client.js';
+import { createDynamoClient } from '../../lib/dynamo/client.js';
 import { createCategory } from '../../lib/routes.js';
 import { admittedInDay } from '../support/admitted.js';
 import { successBody } from '../support/answer.js';

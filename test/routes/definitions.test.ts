@@ -11,7 +11,8 @@ import { ERROR_STATUS } from '../../lib/http/error-codes.js';
 import { IDEMPOTENCY_KEY_HEADER } from '../../lib/idempotency/key.js';
 import { answerHeaderNames, RETRY_AFTER_CODES, routeErrorCodes } from '../../lib/openapi/answers.js';
 import { jsonSchema } from '../../lib/openapi/schemas.js';
-import { defineRoute, ROUTES, type Route } from '../../lib/routes.js';
+import { defineRoute } from '../../lib/routes/definition.js';
+import { ROUTES, type Route } from '../../lib/routes.js';
 import { OPENAPI_PATH } from '../support/openapi-conformance.js';
 
 const base: Route = {

@@ -1,15 +1,18 @@
 /**
  * What a handler's bundle is built from: the product files its imports reach (reach.ts, esbuild's metafile). The
- * ceilings are the counts as they stand; lower them as the request path sheds files (the goal: createCategory 50,
- * getPetById 40). At fc33217 they were 68 and 59.
+ * ceilings are the counts as they stand, so that a bundle reaching more fails; lower them as the request path sheds
+ * files (the goal: createCategory 50, getPetById 40). At fc33217 they were 68 and 59; at a78387b 67 and 53.
  */
 import { describe, expect, it } from 'vitest';
 import { reachOf } from './reach.js';
 
 const CEILINGS: Record<string, number> = {
-  'functions/authorizer.ts': 18,
-  'functions/create-category.ts': 67,
-  'functions/get-pet-by-id.ts': 53,
+  'functions/authorizer.ts': 16,
+  'functions/create-category.ts': 60,
+  'functions/get-pet-by-id.ts': 44,
+  'functions/get-rate-limit-status.ts': 45,
+  'functions/list-categories.ts': 49,
+  'functions/list-store-orders.ts': 44,
 };
 
 describe('the product files a handler reaches', () => {

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { authAdmin } from '../../lib/auth/admin.js';
-import { createDynamoClient } from '../../lib/dynamo/create-client.js';
+import { createDynamoClient } from '../../lib/dynamo/client.js';
 import type { Limits, Plan } from '../../lib/plans.js';
 import { testStage, testTable } from './environment.js';
 

@@ -9,7 +9,7 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { vi } from 'vitest';
-import { createDocumentClient, createDynamoClient } from '../../lib/dynamo/create-client.js';
+import { createDocumentClient, createDynamoClient } from '../../lib/dynamo/client.js';
 import { quietFreshLogs } from './logs.js';
 
 export interface RecordedCall {

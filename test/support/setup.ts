@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { expect, inject } from 'vitest';
 import { ensureTables } from '../../infra/local/tables.js';
-import { createDynamoClient } from '../../lib/dynamo/create-client.js';
+import { createDynamoClient } from '../../lib/dynamo/client.js';
 import { localTableNames } from '../../lib/dynamo/tables.js';
 import { quietLogs } from './logs.js';
 

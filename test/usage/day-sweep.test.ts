@@ -9,7 +9,7 @@ import { handler } from '../../functions/usage-sweep.js';
 import { lambdaContext } from '../../infra/local/events.js';
 import { resetClock, setClock } from '../../lib/clock.js';
 import { documentClient } from '../../lib/dynamo/client.js';
-import { createDocumentClient, createDynamoClient } from '../../lib/dynamo/create-client.js';
+import { createDocumentClient, createDynamoClient } from '../../lib/dynamo/client.js';
 import { dayCountName, dayRefusalName } from '../../lib/rate-limit/counter-item.js';
 import { dynamoRateLimiter } from '../../lib/rate-limit/dynamo-limiter.js';
 import { ownerOfKey, shardKey } from '../../lib/rate-limit/shards.js';

@@ -11,8 +11,7 @@ import { DeleteCommand, type DynamoDBDocumentClient, GetCommand } from '@aws-sdk
 import { afterEach, describe, expect, it } from 'vitest';
 import { handler as listCategories } from '../../functions/list-categories.js';
 import { resetClock, setClock } from '../../lib/clock.js';
-import { documentClient } from '../../lib/dynamo/client.js';
-import { createDocumentClient, createDynamoClient } from '../../lib/dynamo/create-client.js';
+import { createDocumentClient, createDynamoClient, documentClient } from '../../lib/dynamo/client.js';
 import { dayCountName, dayRefusalName } from '../../lib/rate-limit/counter-item.js';
 import { dynamoRateLimiter } from '../../lib/rate-limit/dynamo-limiter.js';
 import type { Admission, CounterStore } from '../../lib/rate-limit/limiter.js';

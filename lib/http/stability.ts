@@ -1,12 +1,15 @@
 /**
- * What a route's definition implies for its answers: X-API-Stability for non-stable operations, and for deprecated
- * ones Deprecation (RFC 9745), Sunset (RFC 8594) and a Link with rel="deprecation", from the route's own dates in
- * force (its definition's, moved only by the variables it names). finish.ts puts them on every answer; the
- * deprecation step reads the sunset from here too.
+ * What a route's stability means for a request: X-API-Stability on a non-stable operation's answers; on a deprecated
+ * one's, Deprecation (RFC 9745), Sunset (RFC 8594) and a Link with rel="deprecation", from the route's own dates in
+ * force; and the deprecated call's step after admission (`deprecatedCall`): logged, and past the sunset 410 GONE.
  */
+import type { AuthContext } from '../auth/context.js';
+import { nowMs } from '../clock.js';
 import { config, type Env } from '../config.js';
 import { type Deprecation, type DeprecationDates, deprecationDates } from '../deprecation.js';
+import { log } from '../log.js';
 import type { Route } from '../routes.js';
+import { HttpError } from './error-codes.js';
 
 const inForce = new WeakMap<Env, Map<Deprecation, DeprecationDates>>();
 
@@ -30,4 +33,20 @@ export function routeHeaders(route: Route): Record<string, string> {
     headers.Link = `<${docsUrl}>; rel="deprecation"; type="text/html"`;
   }
   return headers;
+}
+
+/**
+ * The admitting write has counted the call (deprecated-calls.ts); the log line lets an operator see who still uses
+ * the operation before its sunset.
+ */
+export function deprecatedCall(
+  operation: { operationId: string; method: string; path: string },
+  deprecation: Deprecation,
+  { customerId, keyId }: AuthContext,
+): void {
+  const { sunsetAt } = datesInForce(deprecation);
+  log.info('deprecated operation called', { operationId: operation.operationId, customerId, keyId });
+  if (nowMs() >= sunsetAt.getTime()) {
+    throw new HttpError('GONE', `${operation.method} ${operation.path} was retired on ${sunsetAt.toUTCString()}; see the Link header`);
+  }
 }
