@@ -1,7 +1,6 @@
 /**
- * The authorizer's decision: from an Authorization header to an Allow policy with the customer's plan and limits,
- * or a Deny whose message tells the caller what is wrong. Format, checksum and environment are checked before any
- * DynamoDB read; then one GetItem for the key and one for its customer.
+ * The authorizer's decision: from an Authorization header to an Allow with the customer's plan and limits, or a Deny
+ * whose message says what is wrong. Format, checksum and environment first; then one GetItem for the key, one for its customer.
  */
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { nowMs } from '../clock.js';
@@ -28,7 +27,6 @@ export type Refusal =
   | 'no-customer'
   | 'suspended';
 
-/** `detail` is what a message needs beyond the stage: when an expired key expired. */
 const MESSAGES: Record<Refusal, (stage: Stage, detail?: string) => string> = {
   missing: () => 'The Authorization header is missing: send Authorization: Bearer <API key>',
   repeated: () => REPEATED_AUTHORIZATION_MESSAGE,
@@ -48,10 +46,7 @@ const MESSAGES: Record<Refusal, (stage: Stage, detail?: string) => string> = {
   suspended: () => 'The account this API key belongs to is suspended: its keys are refused until it is resumed; contact the API provider',
 };
 
-/**
- * An Allow names the customer's gateway key (`usageIdentifierKey`), so that API Gateway applies its usage plan; a
- * customer without one (from a release before usage plans) is refused by API Gateway once methods require the key.
- */
+/** An Allow names the customer's gateway key (`usageIdentifierKey`), so that API Gateway applies its usage plan. */
 export type Decision =
   | { allow: true; context: AuthContext; usageIdentifierKey?: string }
   | { allow: false; refusal: Refusal; message: string };
@@ -60,10 +55,7 @@ export function refuse(refusal: Refusal, stage: Stage, detail?: string): Decisio
   return { allow: false, refusal, message: MESSAGES[refusal](stage, detail) };
 }
 
-/**
- * `now` decides whether a key has expired. API Gateway caches an Allow for the authorizer's TTL, so a key that
- * expires (or an account suspended) while its Allow is cached is refused at most that TTL late.
- */
+/** A key that expires (or an account suspended) while its Allow is cached is refused at most the cache TTL late. */
 export async function decide(authorization: string | undefined, stage: Stage, store: AuthReader, now = nowMs()): Promise<Decision> {
   // The scheme, then the credentials: one key, nothing after it (a second value joined into the header included).
   const bearer = bearerKey(authorization);
