@@ -1,5 +1,6 @@
+/** The keys of the categories table's items: one table, so that one transaction covers every item a change touches. */
 /**
- * The items of the categories table, all in one so that one transaction covers every item a change touches:
+ * The items:
  *   { pk: "COUNTER", sk: 0, lastId, deletedCount? } the last id handed out, and how many categories were deleted
  *   { pk: "CATEGORY", sk: <id>, id, name, description?, createdBy?, createdAt }
  *                                                    a category; a Query on pk lists them in id order
