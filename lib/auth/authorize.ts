@@ -12,22 +12,7 @@ import { checkKey, KEY_PREFIX } from './keys.js';
 import type { AuthReader } from './reader.js';
 import { limitsOf } from './records.js';
 
-export type Refusal =
-  | 'missing'
-  | 'repeated'
-  | 'scheme'
-  | 'separator'
-  | 'extra-text'
-  | 'malformed'
-  | 'checksum'
-  | 'other-environment'
-  | 'unknown'
-  | 'revoked'
-  | 'expired'
-  | 'no-customer'
-  | 'suspended';
-
-const MESSAGES: Record<Refusal, (stage: Stage, detail?: string) => string> = {
+const MESSAGES = {
   missing: () => 'The Authorization header is missing: send Authorization: Bearer <API key>',
   repeated: () => REPEATED_AUTHORIZATION_MESSAGE,
   scheme: () => 'The Authorization header must use the Bearer scheme: Authorization: Bearer <API key>',
@@ -44,7 +29,8 @@ const MESSAGES: Record<Refusal, (stage: Stage, detail?: string) => string> = {
   expired: (_stage, expiredAt) => `The API key expired at ${expiredAt}: use another key of your account, or ask for a new one`,
   'no-customer': () => 'The API key is not attached to an active customer: ask for a new one',
   suspended: () => 'The account this API key belongs to is suspended: its keys are refused until it is resumed; contact the API provider',
-};
+} satisfies Record<string, (stage: Stage, detail?: string) => string>;
+export type Refusal = keyof typeof MESSAGES;
 
 /** An Allow names the customer's gateway key (`usageIdentifierKey`), so that API Gateway applies its usage plan. */
 export type Decision =
