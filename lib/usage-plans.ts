@@ -1,6 +1,6 @@
 /**
  * The gateway's throttle per customer, derived from the plans: one API Gateway usage plan per plan and per Enterprise
- * tier, its token bucket, a customer's plan, and what one source address may honestly send. Everyone reads these.
+ * tier, its token bucket, a customer's plan, and what one address may honestly send; none of their readers holds a copy.
  */
 import { type Limits, PLAN_LIMITS, type Plan } from './plans.js';
 

@@ -41,7 +41,7 @@ export function parseStage(value: string | undefined): Stage {
   return stage.output;
 }
 
-// Its ceiling depends on the stage: `requireCapacity` (customers-set-plan.ts) checks it, still before any write.
+// A limit's ceiling depends on the stage: `requireCapacity` (customers-set-plan.ts) checks it, still before any write.
 export function parseLimit(value: string | undefined, flag: '--per-minute' | '--per-day'): number | undefined {
   if (value === undefined) return undefined;
   if (!/^\d+$/.test(value) || /^0+$/.test(value)) throw new UsageError(`${flag} must be a positive whole number, got ${quoted(value)}`);
