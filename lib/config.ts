@@ -1,9 +1,7 @@
 /**
- * The whole runtime configuration, and the only module that reads process.env. Two valibot schemas: the
- * functions' (parsed on first use, which on Lambda is the cold start, since every function builds its stores at
- * module scope, so a missing or malformed variable fails the cold start, never a request), and the local
- * tooling's (the local gateway, `npm start`). Parsing on first use rather than at import lets tooling such as the
- * OpenAPI writer import modules that never need a STAGE.
+ * The whole runtime configuration, and the only module that reads process.env: the functions' schema, parsed on first
+ * use (on Lambda the cold start: a bad variable fails it, never a request; tooling that needs no STAGE can import
+ * modules), and the local tooling's.
  */
 import * as v from 'valibot';
 import { CATEGORY_ALLOWANCE_DEFAULT, CATEGORY_CAP } from './categories/limits.js';
@@ -22,9 +20,8 @@ const optionalText = <T extends v.GenericSchema<string>>(schema: T) =>
   );
 
 /**
- * Variables that override a deprecated operation's dates and documentation link on a stage. Each deprecated route
- * names its own (lib/routes.ts, `deprecation.overrides`), so that one operation's dates never become another's; a
- * second deprecated operation adds its variables here, and the stack sets them on its function alone.
+ * A deprecated operation's dates and documentation link on a stage. Each deprecated route names its own
+ * (`deprecation.overrides`), so one operation's dates never become another's.
  */
 const DEPRECATION_DATE_VARIABLES = {
   PETS_DEPRECATED_AT: v.optional(isoDate),
@@ -47,19 +44,17 @@ export const EnvSchema = v.object({
   DYNAMODB_ENDPOINT: optionalText(v.pipe(v.string(), v.url('DYNAMODB_ENDPOINT must be a URL'))),
   AWS_REGION: v.optional(v.string()),
   BAN_SECONDS: wholeNumber('900'),
-  /** How many categories one customer may hold (lib/categories/store.ts); up to the environment's cap. */
   CATEGORY_ALLOWANCE: v.pipe(
     wholeNumber(String(CATEGORY_ALLOWANCE_DEFAULT)),
     v.minValue(1, 'CATEGORY_ALLOWANCE must be at least 1'),
     v.maxValue(CATEGORY_CAP, `CATEGORY_ALLOWANCE must be at most ${CATEGORY_CAP}, the environment's cap`),
   ),
-  /** Days a customer's daily usage is kept after the day ends (lib/usage/history.ts). */
   USAGE_RETENTION_DAYS: v.pipe(wholeNumber('400'), v.minValue(1, 'USAGE_RETENTION_DAYS must be at least 1')),
   ...DOCS_URL_VARIABLES,
   ...DEPRECATION_DATE_VARIABLES,
 });
 export type Env = v.InferOutput<typeof EnvSchema>;
-/** The names of the functions' variables: the CDK stack sets them by these names, checked by the compiler. */
+/** The CDK stack sets the functions' variables by these names, checked by the compiler. */
 export type EnvVariable = keyof typeof EnvSchema.entries;
 export type FunctionEnvironment = Partial<Record<EnvVariable, string>>;
 
@@ -78,7 +73,6 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
 
 let current: Env | undefined;
 
-/** The functions' configuration, parsed from process.env on first use. */
 export function config(): Env {
   current ??= parseEnv(process.env);
   return current;
@@ -92,17 +86,13 @@ export function setConfig(next: Env | undefined): void {
 /** The table variables a function can be handed (the audit table's is the CLI's alone). */
 type TableVariable = TableSpec['envVar'] & EnvVariable;
 
-/**
- * A table name a module needs. Each store is built with this at its function's load, so a function fails its
- * cold start when it lacks a table it uses, yet is never handed the names of tables it does not use.
- */
+/** Read at a store's build, so a function lacking a table it uses fails its cold start. */
 export function tableName(variable: TableVariable): string {
   const name = config()[variable];
   if (!name) throw new Error(`Invalid configuration: ${variable} is not set`);
   return name;
 }
 
-/** Where the code runs: Lambda sets AWS_LAMBDA_FUNCTION_NAME in every function's environment. */
 export function runtime(): { onLambda: boolean } {
   return { onLambda: Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME) };
 }
@@ -118,19 +108,12 @@ export const LocalEnvSchema = v.object({
   DYNAMODB_ENDPOINT: optionalText(v.pipe(v.string(), v.url('DYNAMODB_ENDPOINT must be a URL'))),
   DYNAMODB_PORT: port('8000'),
   DATA_DIR: v.optional(v.string(), '.data/dynamodb'),
-  /** `npm start`'s line per request (infra/local/request-line.ts): text on a terminal, JSON otherwise, unless set. */
   REQUEST_LOG: optionalText(v.picklist(['text', 'json', 'off'], 'REQUEST_LOG must be text, json or off')),
   /** API Gateway caches authorizer results per environment (60 s deployed); locally off unless set. */
   AUTHORIZER_CACHE_TTL: wholeNumber('0'),
-  /**
-   * Warm instances of each function behind the local gateway (infra/local/instances.ts): 1 runs every function in the
-   * gateway's process; more run each function as that many worker threads, each with its own module state.
-   */
-  /**
-   * Whether the local gateway models WAF's rate rules and API Gateway's throttles with cdk.json's figures
-   * (infra/local/throttles.ts); `off` for load benches, which would otherwise measure the throttles.
-   */
+  /** `off` for load benches, which would otherwise measure the modelled throttles. */
   GATEWAY_THROTTLES: v.optional(v.picklist(['on', 'off'], 'GATEWAY_THROTTLES must be on or off'), 'on'),
+  /** Warm instances of each function (infra/local/instances.ts). */
   LAMBDA_INSTANCES: v.pipe(
     wholeNumber('1'),
     v.minValue(1, 'LAMBDA_INSTANCES must be at least 1'),
@@ -145,14 +128,11 @@ export function localConfig(): LocalEnv {
 }
 
 /**
- * What the admin CLI takes from the environment in local mode: the DynamoDB to write to (DYNAMODB_ENDPOINT, or
- * DynamoDB Local on DYNAMODB_PORT, else the one `npm start` runs with DATA_DIR, lib/cli/running-start.ts, else port
- * 8000) and the local table prefix. Read when called rather than at load, because the CLI runs as a tool without the
- * functions' variables and chooses its stage with --stage; an empty variable counts as unset.
+ * The admin CLI's local DynamoDB (DYNAMODB_ENDPOINT, DYNAMODB_PORT, else `npm start`'s found by DATA_DIR, else port
+ * 8000) and table prefix; read when called, as the CLI has none of the functions' variables. Empty counts as unset.
  */
 export function adminCliConfig(source: Record<string, string | undefined> = process.env): {
   dynamoEndpoint: string;
-  /** Which variable named the endpoint; `default` when neither did. */
   endpointFrom: 'DYNAMODB_ENDPOINT' | 'DYNAMODB_PORT' | 'default';
   dataDir: string;
   tablePrefix: string;

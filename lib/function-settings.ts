@@ -1,7 +1,6 @@
 /**
- * The runtime settings of every Lambda function, defined once: the CDK stack deploys them, the local gateway
- * models them (memory reported in the Lambda context, the timeout after which it cuts a function off), and the
- * DynamoDB client's time budget is checked against them.
+ * The runtime settings of every Lambda function, defined once: the stack deploys them, the local gateway models them,
+ * and the DynamoDB client's time budget is checked against them.
  */
 export const FUNCTION_SETTINGS = {
   /** Enough CPU to load the bundled SDK quickly on a cold start, at a modest price per ms. */

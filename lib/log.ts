@@ -14,10 +14,7 @@ const KEY_PATTERN = /pet_(?:live|test)_[A-Za-z0-9]+/g;
 const HASH_PATTERN = /\b[0-9a-f]{64}\b/gi;
 const SECRET_FIELDS = /^(authorization|apikey|api_key|keyhash|hash|token)$/i;
 
-/**
- * Logger's JSON replacer: called for every key and value of a line, nested ones included, before Logger's own
- * handling of errors (whose message and stack then pass through here as strings too).
- */
+/** Logger's JSON replacer, for every key and value of a line (an error's message and stack too). */
 export function redact(key: string, value: unknown): unknown {
   if (SECRET_FIELDS.test(key)) return '[REDACTED]';
   if (typeof value === 'string') return value.replace(KEY_PATTERN, 'pet_[REDACTED]').replace(HASH_PATTERN, '[REDACTED]');
@@ -49,7 +46,6 @@ export function setLogSink(next: LogSink | undefined): void {
   sink = next;
 }
 
-/** The process's Logger and Powertools' context middleware over it, once built. */
 let built: { logger: ApiLogger; context: middy.MiddlewareObj } | undefined;
 /** The latest invocation's request, which a Logger built later takes its context from. */
 let latest: middy.Request | undefined;
@@ -59,7 +55,6 @@ function newLogger(): ApiLogger {
   return new ApiLogger({ serviceName: getServiceName() || 'petstore-local', jsonReplacerFn: redact });
 }
 
-/** The process's Logger, built on first use with the latest invocation's context. */
 function logger(): ApiLogger {
   if (!built) {
     const created = newLogger();
@@ -71,7 +66,6 @@ function logger(): ApiLogger {
   return built.logger;
 }
 
-/** The local gateway's Logger (`gatewayLog`), once built; it never takes an invocation's context. */
 let gateway: ApiLogger | undefined;
 
 function gatewayLogger(): ApiLogger {
@@ -92,22 +86,10 @@ function facade(get: () => ApiLogger) {
 }
 
 /**
- * Every line is one JSON object with `level`, `message`, `timestamp`, `service`, the Lambda context (request id,
- * cold start, function name, ARN, memory) once `logContext()` has run for the invocation, and the X-Ray trace id
- * (`_X_AMZN_TRACE_ID`). Lambda's JSON log format stores such a line as it is and filters it by its `level`. The
- * level comes from Lambda's log level setting (`AWS_LAMBDA_LOG_LEVEL`, which wins), else `POWERTOOLS_LOG_LEVEL`
- * or `LOG_LEVEL`, else INFO; it is read when the first line is written.
- *
- * The Logger is built on first use, not at import: a request that logs nothing (every admitted or refused call of an
- * operation) never builds it, which takes about 1.7 ms off a function's cold start. `logContext()` keeps the
- * invocation's context until then, so the first line carries it as every later one does, and `cold_start` is true
- * only on the process's first invocation, whichever invocation builds the Logger.
- *
- * The local gateway, which runs the functions in its own process, writes its own lines through `gatewayLog`: a
- * Logger of their own that never takes an invocation's context.
- *
- * The facade every module logs through: `log.info(message, fields)`. On Lambda the service name comes from
- * POWERTOOLS_SERVICE_NAME (set by the CDK function); the local gateway and tests have none.
+ * What every module logs through: one JSON line each, with the Lambda context once `logContext()` ran, at the level
+ * AWS_LAMBDA_LOG_LEVEL, POWERTOOLS_LOG_LEVEL or LOG_LEVEL sets (else INFO). The Logger is built on first use: a request
+ * that logs nothing never builds it (about 1.7 ms of cold start); `logContext()` keeps the context until then, and
+ * `cold_start` is true only on the process's first invocation.
  */
 export const log = {
   ...facade(logger),
@@ -118,19 +100,12 @@ export const log = {
 };
 
 /**
- * The local gateway's own lines (infra/local), which it writes outside any invocation. The gateway runs the functions
- * in its process, and the process's Logger keeps the latest invocation's context (request id, function name) until
- * the next invocation replaces it: on Lambda every line is written during the invocation it names, but a line the
- * gateway wrote through it would carry whichever request ran last. So these lines go through a Logger of their own,
- * with the same sink, redaction and level, that never takes an invocation's context; each names its request in a
- * `requestId` field.
+ * The local gateway's own lines, written outside any invocation: through the process's Logger they would carry the
+ * context of whichever request ran last, so a Logger of their own (same sink, redaction, level) that takes none.
  */
 export const gatewayLog = /* @__PURE__ */ facade(gatewayLogger);
 
-/**
- * Middy middleware: puts the invocation's Lambda context (request id, cold start, …) on every line it logs, through
- * Powertools' own `injectLambdaContext` once the Logger is built; until then it only keeps the request.
- */
+/** Middy middleware: the invocation's context on every line, through `injectLambdaContext` once the Logger is built. */
 export const logContext = (): middy.MiddlewareObj => ({
   before: (request) => {
     invocations += 1;

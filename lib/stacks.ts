@@ -1,7 +1,6 @@
 /**
- * The environments and the names a deployed one is found by: the stages, their stack names, the API Gateway stage
- * and the CloudFormation output keys. The CDK app declares the stacks and outputs with these names and the admin
- * CLI's `--aws` mode looks them up with the same ones. Free of CDK imports, so the CLI never loads aws-cdk-lib.
+ * The environments and the names a deployed one is found by: stages, stack names, the API Gateway stage and the
+ * CloudFormation output keys, shared by the CDK app and the CLI's `--aws` mode. Free of CDK imports.
  */
 import type { TableId } from './dynamo/tables.js';
 
@@ -19,11 +18,7 @@ export const API_STAGE_NAME = 'v1';
 
 export const API_URL_OUTPUT = 'ApiUrl';
 
-/**
- * The stage throttle's steady rate, in requests per second, as deployed. It is the one setting that bounds what one
- * customer can be admitted (see `stageCapacity`), so the admin CLI's `--aws` mode reads it from this output before
- * it sells an Enterprise limit.
- */
+/** The stage throttle's rate as deployed: it bounds what one customer can be sold (`stageCapacity`). */
 export const THROTTLE_RATE_OUTPUT = 'StageThrottleRateLimit';
 
 /** The stage's usage plan ids by usage plan name (lib/usage-plans.ts), as JSON: where `customers set-plan --aws` puts keys. */
@@ -36,10 +31,8 @@ export const ADDRESS_RATE_OUTPUT = 'WafRateLimitPerIp';
 export const THROTTLE_DEFAULTS = { rateLimit: 100, burstLimit: 200 } as const;
 
 /**
- * What a stage whose throttle admits `rateLimit` requests a second can admit for one customer: AWS applies the
- * stage's throttle to each method ("per-API, per-stage throttling limits are applied at the API method level"), so a
- * customer calling one operation gets at most `rateLimit` a second, whatever the others do. The admin CLI sells no
- * Enterprise limit above it.
+ * What one customer can be admitted: AWS applies the stage throttle per method ("per-API, per-stage throttling limits
+ * are applied at the API method level"), so a customer calling one operation gets at most `rateLimit` a second.
  */
 export function stageCapacity(rateLimit: number): { perMinute: number; perDay: number } {
   return { perMinute: rateLimit * 60, perDay: rateLimit * 86_400 };

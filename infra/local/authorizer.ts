@@ -1,8 +1,7 @@
 /**
- * The local stand-in for API Gateway's REQUEST authorizer integration: identity source (the Authorization
- * header; missing means 401 without invoking), the authorizer's Lambda timeout, the result cache
- * (AUTHORIZER_CACHE_TTL seconds, default 0 locally), policy evaluation against the method ARN, the gateway
- * response a failed invocation gets, and the context handed on to the operation.
+ * The local stand-in for API Gateway's REQUEST authorizer: the identity source (no Authorization header: 401 without
+ * invoking), the Lambda timeout, the result cache (AUTHORIZER_CACHE_TTL, 0 locally unless set), the policy against
+ * the method ARN, the gateway response of a failed invocation, and the context handed on.
  */
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import * as v from 'valibot';
@@ -24,27 +23,15 @@ export type AuthOutcome =
   | { allowed: false; response: GatewayResponseType; message?: string };
 
 const ttlSeconds = localConfig().AUTHORIZER_CACHE_TTL;
-/** As deployed: Lambda ends an authorizer that runs longer with an error ("Task timed out"). */
 export const AUTHORIZER_TIMEOUT_MS = FUNCTION_SETTINGS.authorizerTimeoutSeconds * 1000;
 
 /**
- * An invocation that gave API Gateway no policy, and the gateway response type it answers with. What AWS
- * documents, for a REST API's Lambda authorizer:
- * - "Use API Gateway Lambda authorizers" (docs.aws.amazon.com/apigateway/latest/developerguide/
- *   apigateway-use-lambda-authorizer.html) and "Call an API with an API Gateway Lambda authorizer"
- *   (…/call-api-with-api-gateway-lambda-authorization.html): an authorizer that fails with "Unauthorized" gets a 401
- *   response; one that fails with any other error gets a 500.
- * - "Output from an Amazon API Gateway Lambda authorizer" (…/api-gateway-lambda-authorizer-output.html): the output
- *   must hold principalId and a policyDocument with a list of statements; context values cannot be objects or
- *   arrays.
- * - "Gateway response types for API Gateway" (…/supported-gateway-response-types.html): UNAUTHORIZED (401) when the
- *   authorizer failed to authenticate the caller; AUTHORIZER_CONFIGURATION_ERROR (500) for failing to connect to
- *   the authorizer; AUTHORIZER_FAILURE (500) when it "failed to authenticate the caller".
- * The docs do not say which of the two 500 types these failures get. What API Gateway is observed to send (reported
- * consistently outside AWS's docs) is the same for a thrown error, a timeout and an invalid output: a 500 with
- * x-amzn-ErrorType: AuthorizerConfigurationException, logged as "Execution failed due to configuration error:
- * Authorizer error", i.e. AUTHORIZER_CONFIGURATION_ERROR; that is what is modelled here. Both 500 types are mapped to
- * 503 in lib/api-gateway/gateway-responses.ts, so either way the client gets SERVICE_UNAVAILABLE with Retry-After.
+ * An invocation that gave API Gateway no policy, and the gateway response it gets. AWS ("Use API Gateway Lambda
+ * authorizers", "Output from an Amazon API Gateway Lambda authorizer", "Gateway response types for API Gateway"):
+ * failing with "Unauthorized" is a 401; any other error a 500; the output must hold principalId and a policyDocument,
+ * with flat context values. Which 500 type is not documented: API Gateway is observed to send
+ * AuthorizerConfigurationException for a throw, a timeout and an invalid output alike, so AUTHORIZER_CONFIGURATION_ERROR
+ * is modelled; both 500 types map to 503 (lib/api-gateway/gateway-responses.ts).
  */
 export class AuthorizerInvocationError extends Error {
   constructor(
@@ -57,7 +44,6 @@ export class AuthorizerInvocationError extends Error {
   }
 }
 
-/** What API Gateway can use: principalId, a policy document with a list of statements, flat context values. */
 const AuthorizerOutput = v.looseObject({
   principalId: v.string(),
   policyDocument: v.looseObject({ Statement: v.array(v.unknown()) }),
@@ -68,10 +54,7 @@ function isValidOutput(output: unknown): output is APIGatewayAuthorizerResult {
   return v.is(AuthorizerOutput, output);
 }
 
-/**
- * Runs the authorizer the way API Gateway invokes it through Lambda: cut off after timeoutMs, and any outcome
- * that is not a usable policy turned into the AuthorizerInvocationError naming the gateway response it gets.
- */
+/** Runs the authorizer as API Gateway does: cut off after timeoutMs, anything but a usable policy an AuthorizerInvocationError. */
 export async function invokeAuthorizer(
   handler: AuthorizerHandler,
   event: APIGatewayRequestAuthorizerEvent,
@@ -96,10 +79,7 @@ export async function invokeAuthorizer(
   return output;
 }
 
-/**
- * Cached results, by header value. The entry holds the invocation's promise, so requests that arrive while the
- * first one is being authorized wait for it instead of invoking again (only when caching is on).
- */
+/** Cached results by header value; the entry holds the promise, so concurrent requests share one invocation. */
 const cache = new Map<string, { expires: number; result: Promise<APIGatewayAuthorizerResult> }>();
 let handlerPromise: Promise<AuthorizerHandler> | undefined;
 
@@ -109,7 +89,6 @@ function loadAuthorizer(): Promise<AuthorizerHandler> {
   return handlerPromise;
 }
 
-/** IAM-style match of a policy resource (with * wildcards) against the method ARN. */
 function resourceMatches(pattern: string, arn: string): boolean {
   const regex = new RegExp(
     `^${pattern

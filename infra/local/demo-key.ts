@@ -1,7 +1,6 @@
 /**
- * A demo customer and key per environment for `npm start`, so that the first curl works without reading the CLI
- * docs. Each start issues a fresh demo key (the plaintext is never stored, so an old one cannot be shown again)
- * and revokes the previous ones, leaving one working demo key at a time.
+ * A demo customer and key per environment for `npm start`, so the first curl works without the CLI. Each start issues
+ * a fresh key (the plaintext is never stored) and revokes the previous ones.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';

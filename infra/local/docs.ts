@@ -1,9 +1,7 @@
 /**
- * The public pages of the local gateway, outside the authenticated operations: the OpenAPI document at
- * /v1/openapi.json (built for this environment's configuration, so its dates are the ones the functions use, and
- * listing the server it was fetched from first, so "Try it out" and generated clients call this environment on
- * this port) and an API reference at /docs (and /docs/) rendered by Swagger UI from the installed swagger-ui-dist
- * package, with no CDN. HEAD answers as GET does, without the body.
+ * The local gateway's public pages: the OpenAPI document at /v1/openapi.json (this environment's dates, and the server
+ * it was fetched from listed first, so "Try it out" calls this port) and Swagger UI at /docs from the installed
+ * swagger-ui-dist, no CDN. HEAD answers as GET does, without the body.
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -23,7 +21,6 @@ type ExtraRoute = NonNullable<GatewayOptions['extraRoutes']>[string];
 
 const swaggerUiDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 
-/** The files of swagger-ui-dist the page loads, by the path the gateway serves them at. */
 const ASSETS: Record<string, { file: string; type: string }> = {
   [`${DOCS_PATH}/swagger-ui.css`]: { file: 'swagger-ui.css', type: 'text/css; charset=utf-8' },
   [`${DOCS_PATH}/swagger-ui-bundle.js`]: { file: 'swagger-ui-bundle.js', type: 'text/javascript; charset=utf-8' },
@@ -78,10 +75,6 @@ function send(body: string | Buffer, type: string, cache = 'no-cache'): ExtraRou
 /** host[:port] as a client may name this server; anything else in Host is not echoed into the document. */
 const HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
 
-/**
- * The document as served: this environment's dates, and the server the client reached (its Host header, or the
- * configured port when Host is absent or odd) listed first.
- */
 function servedDocument(): ExtraRoute {
   const env = config();
   const fallback = `localhost:${localConfig().PORT}`;

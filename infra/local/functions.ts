@@ -1,10 +1,8 @@
 /**
- * The functions behind the local gateway: each imported the way Lambda does (once per process, on first use)
- * and invoked with a Lambda context. Lambda runs one request at a time per instance, and each instance has its
- * own module state; here one process stands in for every instance (unless the gateway runs several per function,
- * instances.ts, each of which runs this module on its own), so a function that writes more than its
- * request count runs one invocation at a time, which keeps optimistic writes (the category id counter) from
- * retrying against each other as no set of Lambda instances would. Readers run concurrently.
+ * The functions behind the local gateway, imported once on first use and invoked with a Lambda context. One process
+ * stands in for every instance of a function (or one worker per instance, instances.ts), so a function that writes
+ * beyond counters runs one invocation at a time: optimistic writes (the id counter) would otherwise retry against each
+ * other as no set of Lambda instances would.
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { ApiEvent } from '../../lib/http/response.js';

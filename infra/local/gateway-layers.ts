@@ -1,7 +1,7 @@
 /**
- * What the local gateway does around the authorizer for usage plans and rate limits: WAF's rate rules before it, then
- * API Gateway's API key requirement (the key the authorizer names must be in a usage plan of the stage), the
- * usage plan's throttle and the stage's. Each refusal is the answer its layer gives deployed.
+ * What the local gateway does around the authorizer: WAF's rate rules before it, then API Gateway's API key requirement
+ * (the named key must be in a usage plan of the stage), the usage plan's throttle and the stage's, each refusal as its
+ * layer answers deployed.
  */
 
 import * as v from 'valibot';
@@ -13,12 +13,8 @@ import type { RateLayer, RateLayers } from './throttles.js';
 import { usagePlanOfKey } from './usage-plans.js';
 
 export interface LayerOptions {
-  /** WAF's and API Gateway's rate layers (throttles.ts); none when unset. */
   rateLayers?: RateLayers;
-  /**
-   * Whether every method requires the usage plan key the authorizer names, as cdk.json's requireGatewayKey deploys.
-   * @default true
-   */
+  /** As cdk.json's requireGatewayKey deploys. @default true */
   requireGatewayKey?: boolean;
   /** Told which layer refused a request (tests). */
   onRefused?: (layer: RateLayer | 'api-key') => void;
@@ -27,7 +23,6 @@ export interface LayerOptions {
 /** A source address as WAF sees it: an IPv4 client of a dual-stack socket without its IPv6 prefix. */
 export const sourceAddress = (remote: string | undefined) => (remote ?? '127.0.0.1').replace(/^::ffff:(?=\d+\.)/, '');
 
-/** The web ACL's rate rule that blocks this request, if one does. */
 export function webAclRefusal(
   options: LayerOptions,
   sourceIp: string,

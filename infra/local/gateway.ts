@@ -1,20 +1,9 @@
 /**
- * The local API Gateway: a node:http server that does what a REST API with stage v1 does in front of our
- * functions, and the WAF web ACL in front of it. It refuses a body the web ACL refuses, matches the route
- * definitions, turns the request into API Gateway's REST proxy event (the body base64-encoded when its Content-Type
- * is one of BINARY_MEDIA_TYPES, as deployed), runs the authorizer and then the same handler modules Lambda runs (in
- * its own process, or as several warm instances of each function: instances.ts),
- * unless the event is over Lambda's invoke payload limit (payload-limits.ts), and answers gateway-level refusals
- * from GATEWAY_RESPONSES, requests Node's parser refuses, CONNECT, half-closed connections, requests without exactly
- * one Host header and requests over API Gateway's URL and header limits included (malformed-requests.ts). One
- * gateway serves one environment, whose configuration is its process's. Usage plans (the API key the authorizer
- * names) and, when given, the rate layers (WAF's rate rules, the usage plan's and the stage's throttles:
- * throttles.ts) are gateway-layers.ts's.
- *
- * Methods: a REST API answers a method its resource does not define (HEAD and OPTIONS too: there are no such
- * methods and no CORS preflight here) with the Missing Authentication Token response, which is our 404. A
- * trailing slash is ignored when matching (`/categories/` reaches `/categories`), as API Gateway REST APIs do; the
- * event's `path` keeps it. See docs/api.md, "HTTP details".
+ * The local API Gateway: a node:http server doing what the REST API's stage v1, and the WAF web ACL before it, do in
+ * front of our functions: web ACL refusals, route matching (a method a resource lacks, HEAD and OPTIONS too, is the
+ * Missing Authentication Token 404; a trailing slash is ignored), the proxy event (binary media types base64), the
+ * authorizer, usage plans and throttles (gateway-layers.ts), Lambda's payload limit, then the handler modules.
+ * Malformed requests are malformed-requests.ts's. One gateway serves one environment. See docs/api.md, "HTTP details".
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -32,21 +21,12 @@ import { API_GATEWAY_MAX_BODY_BYTES, overLambdaInvokeLimit, refusedByWebAcl } fr
 import { matchRoute } from './route-match.js';
 
 export interface GatewayOptions extends LayerOptions {
-  /** Extra pages served outside /v1 (the API reference); keyed by exact path. */
+  /** Pages outside /v1 (the API reference), by exact path. */
   extraRoutes?: Record<string, (req: IncomingMessage, res: ServerResponse) => void | Promise<void>>;
-  /**
-   * Model the WAF web ACL's body-size rule, as every deployed stage has it. Off, the gateway shows what a stage
-   * without it would do with a large body (tests of Lambda's invoke payload limit).
-   * @default true
-   */
+  /** The web ACL's body-size rule, as deployed; off in tests of Lambda's invoke payload limit. @default true */
   webAcl?: boolean;
-  /**
-   * Warm instances of each function (instances.ts): 1 runs them in this process; more run each function as that many
-   * worker threads with module state of their own, requests going to them in turn.
-   * @default 1
-   */
+  /** Warm instances of each function (instances.ts). @default 1 */
   instances?: number;
-  /** Import (and start) every function before listening, so that a broken one fails startup. */
   preload?: boolean;
   /** Told which instance of which operation answered each request that reached one (tests). */
   onInvoked?: (invocation: {
@@ -76,7 +56,6 @@ async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
   return Buffer.concat(chunks);
 }
 
-/** Name/value pairs as received, original case, repeats kept. */
 function headerPairs(req: IncomingMessage): [string, string][] {
   const pairs: [string, string][] = [];
   for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) pairs.push([req.rawHeaders[i] ?? '', req.rawHeaders[i + 1] ?? '']);

@@ -1,8 +1,6 @@
 /**
- * One warm instance of one function behind the local gateway (instances.ts): a worker thread, so its modules are
- * its own, as a Lambda instance's are (the rate limiter and its memory of refusals and bans, the stores, the DynamoDB
- * clients). It imports its function on start, says whether that worked, then runs each invocation the gateway posts
- * through functions.ts and posts back the result or the error's message.
+ * One warm instance of one function (instances.ts): a worker thread, so its modules are its own, as a Lambda
+ * instance's are. It imports its function, says whether that worked, then runs each invocation posted to it.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { APIGatewayProxyResult } from 'aws-lambda';

@@ -1,10 +1,8 @@
 /**
- * How the local gateway runs its functions: in its own process (one instance of each, sharing the process's module
- * state, the default), or as several warm instances of each function, as Lambda keeps them (LAMBDA_INSTANCES, the
- * gateway's `instances`). Each instance is a worker thread (instance-worker.ts) with a module graph of its own, so
- * its rate limiter remembers refusals and bans for itself alone, and an unban has to reach each of them. A
- * function's instances start on its first request (or all at once with `preload`), and its requests go to them in
- * turn. An instance that dies is started again on the next request that would go to it.
+ * How the local gateway runs its functions: in its own process (the default), or as several warm instances of each
+ * (LAMBDA_INSTANCES), each a worker thread with its own module graph, so each rate limiter remembers refusals and bans
+ * for itself. Instances start on a function's first request (or with `preload`), take requests in turn, and one that
+ * dies is started again.
  */
 import { Worker } from 'node:worker_threads';
 import type { APIGatewayProxyResult } from 'aws-lambda';
@@ -21,12 +19,10 @@ export interface Invoked {
 
 export interface LocalFunctions {
   invoke(route: Route, event: ApiEvent): Promise<Invoked>;
-  /** Imports (and with several instances, starts) every function, so that a broken one fails startup. */
   preload(): Promise<void>;
   close(): Promise<void>;
 }
 
-/** Every function in the gateway's process, one instance of each. */
 export const inProcess: LocalFunctions = {
   invoke: async (route, event) => ({ result: await invoke(route, event), instance: 0 }),
   preload: () => preloadFunctions(),
@@ -74,7 +70,6 @@ function startInstance(route: Route): Instance {
   return instance;
 }
 
-/** `count` warm instances of each function, each a worker thread with its own module state. */
 export function workerInstances(count: number): LocalFunctions {
   const pools = new Map<string, { instances: Instance[]; next: number }>();
   let invocations = 0;

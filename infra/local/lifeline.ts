@@ -1,7 +1,6 @@
 /**
- * `npm start` ends with whoever started it. npm passes SIGTERM to the shell that runs the script, not to this
- * process, and nothing at all when it is killed outright; so this process notes its ancestors up to npm's parent
- * (`ps`, on Linux and macOS) and stops when one of them is gone. Started without npm, it watches its parent alone.
+ * `npm start` ends with whoever started it: npm passes SIGTERM to the shell, not to this process, and nothing when
+ * killed outright, so this process watches its ancestors up to npm's parent (`ps`) and stops when one is gone.
  */
 import { spawnSync } from 'node:child_process';
 import { alive } from '../../lib/cli/running-start.js';
@@ -14,7 +13,6 @@ function parentAndCommand(pid: number): { ppid: number; command: string } | unde
   return match ? { ppid: Number(match[1]), command: match[2] ?? '' } : undefined;
 }
 
-/** This process's ancestors up to and including npm's parent; its parent alone when npm is not among the first few. */
 export function ancestorsToWatch(): number[] {
   const chain: number[] = [];
   let pid = process.ppid;

@@ -4,7 +4,6 @@ import { createServer } from 'node:net';
 export interface WantedPort {
   port: number;
   host: string;
-  /** The variable that sets it. */
   variable: string;
 }
 
@@ -16,7 +15,6 @@ function inUse({ port, host }: WantedPort): Promise<boolean> {
   });
 }
 
-/** The one line that names the first taken port and the variable that moves it, or undefined when all are free. */
 export async function takenPortLine(ports: readonly WantedPort[]): Promise<string | undefined> {
   for (const wanted of ports) {
     if (wanted.port !== 0 && (await inUse(wanted))) {

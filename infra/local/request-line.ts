@@ -1,7 +1,6 @@
 /**
- * `npm start`'s one line per request: method, path, status, milliseconds, request id and customer. Readable text on a
- * terminal, one JSON object per line otherwise; REQUEST_LOG=text|json|off overrides (lib/config.ts). Keys in a path
- * are masked as in every log line (lib/log.ts).
+ * `npm start`'s line per request: method, path, status, ms, request id and customer; text on a terminal, JSON
+ * otherwise (REQUEST_LOG overrides). Keys in a path are masked as in every log line.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { redact } from '../../lib/log.js';
@@ -34,10 +33,7 @@ export function formatRequestLine(line: RequestLine, format: 'text' | 'json', at
   ].join(' ');
 }
 
-/**
- * Writes a line when each request's answer is sent (or the connection closes first: status 0). `customerOf` names
- * the customer the authorizer allowed for a request id, where there was one.
- */
+/** A line when each answer is sent (status 0: the connection closed first). */
 export function logRequests(
   server: Server,
   format: RequestLogFormat,

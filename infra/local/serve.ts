@@ -1,7 +1,6 @@
 /**
- * One environment's local gateway, run as its own process so that, as on Lambda, each environment has its own
- * configuration (STAGE, table names) in process.env. Started by infra/local/start.ts; tells it when it listens, and
- * stops when told to or when start.ts goes away (the IPC channel closes). Writes the line per request.
+ * One environment's local gateway, as its own process so that each environment has its own configuration in
+ * process.env, as on Lambda. Started by start.ts; says when it listens, stops when told or when start.ts goes away.
  */
 import { cdkJsonStage } from '../../lib/cli/cdk-json.js';
 import { config, localConfig } from '../../lib/config.js';

@@ -1,7 +1,7 @@
 /**
- * Which edits make `npm start` reload its gateways: TypeScript and JSON under functions/, lib/ (but the client
- * package, which the gateways do not run) and infra/local/. chokidar, because Node's recursive fs.watch on Linux
- * loses a file once an editor or git saves it by rename; changes within 100 ms of each other make one reload.
+ * Which edits reload `npm start`'s gateways: TypeScript and JSON under functions/, lib/ (but the client package) and
+ * infra/local/. chokidar, because Node's recursive fs.watch on Linux loses a file once it is saved by rename; changes
+ * within 100 ms make one reload.
  */
 import { join, relative, sep } from 'node:path';
 import { watch } from 'chokidar';

@@ -1,8 +1,7 @@
 /**
- * `npm start`: DynamoDB Local (or DYNAMODB_ENDPOINT), the tables of both environments, and one local gateway process
- * per environment: production on PORT (3000), staging on STAGING_PORT (3001). Data is kept in DATA_DIR across
- * restarts; the gateways are started again when a source file changes, the data kept. Ctrl-C, SIGTERM, SIGHUP or the
- * end of whoever started it (lifeline.ts) stops everything. Where it runs is written to DATA_DIR for the CLI.
+ * `npm start`: DynamoDB Local (or DYNAMODB_ENDPOINT), both environments' tables, and one gateway process each:
+ * production on PORT (3000), staging on STAGING_PORT (3001). Data is kept in DATA_DIR; a source change restarts the
+ * gateways. Ctrl-C, SIGTERM, SIGHUP or the end of whoever started it stops everything. Where it runs is written for the CLI.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { resolve } from 'node:path';

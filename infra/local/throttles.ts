@@ -1,9 +1,7 @@
 /**
- * The local model of the rate layers in front of the functions, with a stage's cdk.json figures: WAF's two rate
- * rules (keyless, per address; counts over their trailing windows), then, after the authorizer, the customer's usage
- * plan (a token bucket per gateway key, lib/usage-plans.ts) and the stage throttle (a token bucket per method), in
- * the order API Gateway applies them ("How throttling limit settings are applied in API Gateway": usage plan limits
- * first, then the stage's per-method limits). AWS applies all of them on a best-effort basis; this model is exact.
+ * The local model of the rate layers, with the stage's cdk.json figures: WAF's two rate rules (keyless, per address),
+ * then after the authorizer the usage plan's token bucket and the stage's per method, in API Gateway's order ("How
+ * throttling limit settings are applied in API Gateway": usage plan first). AWS's are best-effort; this model is exact.
  */
 import { BlockList, isIPv6 } from 'node:net';
 import { WAF_RATE_WINDOW_SECONDS } from '../../lib/api-gateway/gateway-responses.js';
@@ -12,7 +10,6 @@ import type { CdkJsonStage } from '../../lib/cli/cdk-json.js';
 import type { Stage } from '../../lib/stacks.js';
 import { ADDRESS_RATE_WINDOW_SECONDS, type UsagePlanSpec } from '../../lib/usage-plans.js';
 
-/** Which layer refused a request; the web ACL's rules by their rule names. */
 export type RateLayer = 'keyless-rate' | 'address-rate' | 'usage-plan' | 'stage';
 
 export type RateLayerFigures = Pick<
@@ -20,7 +17,6 @@ export type RateLayerFigures = Pick<
   'throttleRateLimit' | 'throttleBurstLimit' | 'wafRateLimitPer5Minutes' | 'wafRateLimitPerIp' | 'wafAllowedAddresses'
 >;
 
-/** API Gateway's token bucket: `burst` tokens at most, `rate` added a second, one taken per request. */
 export class TokenBucket {
   private tokens: number;
   private last: number;
@@ -43,10 +39,7 @@ export class TokenBucket {
   }
 }
 
-/**
- * A WAF rate-based rule for one aggregation key: the requests it counted over the trailing window, by second. WAF
- * counts every request in its scope, the ones it blocks included, and blocks while the count is over the limit.
- */
+/** A WAF rate rule for one key: WAF counts every request, blocked ones included, and blocks while over the limit. */
 export class WindowCount {
   private readonly seconds: [second: number, count: number][] = [];
 
@@ -55,7 +48,6 @@ export class WindowCount {
     readonly windowSeconds: number,
   ) {}
 
-  /** Counts this request; whether the address was already over the limit (the request is then blocked). */
   countAndCheck(now: number): boolean {
     const second = Math.floor(now / 1000);
     while (this.seconds.length > 0 && (this.seconds[0]?.[0] ?? second) <= second - this.windowSeconds) this.seconds.shift();
@@ -68,9 +60,7 @@ export class WindowCount {
 }
 
 export interface RateLayers {
-  /** WAF, before anything else: the rule that blocks this request, if one does. */
   webAcl(sourceIp: string, authorization: string | undefined, now?: number): RateLayer | undefined;
-  /** API Gateway, after the authorizer: the throttle that refuses this request, if one does. */
   gateway(
     request: { usagePlan?: UsagePlanSpec; gatewayKey?: string; method: string; resource: string },
     now?: number,

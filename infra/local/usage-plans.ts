@@ -1,7 +1,6 @@
 /**
- * The local model of API Gateway's API keys and usage plans: locally, a customer's record (its gateway key and usage
- * plan, written by the admin CLI: lib/auth/customer-admin.ts) is what API Gateway would hold, so `npm start`, the CLI
- * and the tests agree on it. Answers which usage plan of the stage holds the key the authorizer named, if any.
+ * The local model of API Gateway's keys and usage plans: the customer's record (its gateway key and usage plan, as the
+ * CLI writes them) is what API Gateway would hold. Answers which usage plan holds the key the authorizer named.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { customerOf } from '../../lib/auth/records.js';
@@ -18,9 +17,8 @@ let client: ReturnType<typeof createDocumentClient> | undefined;
 const remembered = new Map<string, { expires: number; plan: UsagePlanSpec | undefined }>();
 
 /**
- * The usage plan holding `gatewayKey`, as the record of the customer the authorizer allowed says; undefined when the
- * key is in none (a customer without a gateway key, or a key that is not this customer's). `fallback` is taken when
- * the record cannot be read: API Gateway's keys do not depend on DynamoDB, so neither does the answer.
+ * The usage plan holding `gatewayKey`, or none; `fallback` when the record cannot be read, as API Gateway's keys do not
+ * depend on DynamoDB.
  */
 export async function usagePlanOfKey(customerId: string, gatewayKey: string, fallback: UsagePlanSpec): Promise<UsagePlanSpec | undefined> {
   const now = Date.now();

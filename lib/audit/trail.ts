@@ -1,24 +1,15 @@
 /**
- * The audit trail of the admin CLI: every change it makes, who made it, when, and what changed from what. Never a
- * key or a key hash: keys appear by their public keyId. One item per change in the audit table, by customer and time.
- * Only the CLI reads or writes the table; no function is granted it.
+ * The audit trail of the admin CLI: every change it makes, who made it, when, and what changed from what; keys by
+ * their public keyId, never a key or its hash. One item per change, by customer and time; only the CLI uses the table.
  */
 import { randomUUID } from 'node:crypto';
-import { type DynamoDBDocumentClient, PutCommand, QueryCommand, type QueryCommandOutput, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, PutCommand, paginateQuery, paginateScan } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type { TransactItem } from '../auth/admin-change.js';
+import { nowMs } from '../clock.js';
 
-/**
- * The changes recorded. An item is
- *   { customerId, sk: "<ISO time>#<random>", at, actor, action, keyId?, categoryId?, changes: { <field>: { from, to } },
- *     reason? }
- * A category's change is recorded under the customer that created it, so `audit --customer C` shows what was done to
- * C's categories, or under NO_CUSTOMER for a category stored before creators were recorded.
- *
- * A record is written in the same transaction as the change it records (lib/auth/admin-change.ts, `also`): no change
- * without its record, no record without its change. The exception is `unban`, whose write belongs to the rate
- * limiter: its record follows it.
- */
+// A record is written in the transaction of the change it records (`also`), but for `unban`, whose write is the
+// rate limiter's: its record follows it. A category's change is recorded under its creator (or NO_CUSTOMER).
 export const AUDIT_ACTIONS = [
   'plan-change',
   'key-create',
@@ -45,7 +36,6 @@ const AuditItemSchema = v.object({
   customerId: v.string(),
   sk: v.string(),
   at: v.string(),
-  /** The OS user locally; the caller's AWS identity ARN with --aws. */
   actor: v.string(),
   // Read as any name, not only those of AUDIT_ACTIONS: a record written by a later release, with an action this one
   // does not know, must not make the whole trail unreadable (as a closed list of actions would).
@@ -103,48 +93,45 @@ export function auditTrail(db: DynamoDBDocumentClient, table: string, actor: str
     return entry;
   };
 
+  /** The record of a change, to be written in the change's own transaction. */
+  const entry = (input: AuditInput, now: Date): TransactItem => ({
+    Put: { TableName: table, Item: item(input, now), ConditionExpression: 'attribute_not_exists(sk)' },
+  });
+
   return {
     actor,
-
-    /** The record of a change, to be written in the change's own transaction. */
-    entry(input: AuditInput, now: Date): TransactItem {
-      return { Put: { TableName: table, Item: item(input, now), ConditionExpression: 'attribute_not_exists(sk)' } };
-    },
-
+    entry,
+    /** A change's options: its time and its record. */
+    change: (input: AuditInput, now = new Date(nowMs())) => ({ now, also: [entry(input, now)] }),
     /** Writes the record of a change made by a write of its own (unban). */
     async record(input: AuditInput, now: Date): Promise<AuditEntry> {
       const written = item(input, now);
       await db.send(new PutCommand({ TableName: table, Item: written, ConditionExpression: 'attribute_not_exists(sk)' }));
       return entryOf(written);
     },
-
     /** The records of one customer or of all, from `since` (an ISO instant) on, oldest first. */
     async list(filter: { customerId?: string; since?: string }): Promise<AuditEntry[]> {
       const { customerId, since } = filter;
       const items: Record<string, unknown>[] = [];
-      let startKey: QueryCommandOutput['LastEvaluatedKey'];
-      do {
-        const page = customerId
-          ? await db.send(
-              new QueryCommand({
-                TableName: table,
-                KeyConditionExpression: since ? 'customerId = :customerId AND sk >= :since' : 'customerId = :customerId',
-                ExpressionAttributeValues: { ':customerId': customerId, ...(since ? { ':since': since } : {}) },
-                ExclusiveStartKey: startKey,
-                ConsistentRead: true,
-              }),
-            )
-          : await db.send(
-              new ScanCommand({
-                TableName: table,
-                ...(since ? { FilterExpression: 'sk >= :since', ExpressionAttributeValues: { ':since': since } } : {}),
-                ExclusiveStartKey: startKey,
-                ConsistentRead: true,
-              }),
-            );
-        items.push(...(page.Items ?? []));
-        startKey = page.LastEvaluatedKey;
-      } while (startKey);
+      const pages = customerId
+        ? paginateQuery(
+            { client: db },
+            {
+              TableName: table,
+              KeyConditionExpression: since ? 'customerId = :customerId AND sk >= :since' : 'customerId = :customerId',
+              ExpressionAttributeValues: { ':customerId': customerId, ...(since ? { ':since': since } : {}) },
+              ConsistentRead: true,
+            },
+          )
+        : paginateScan(
+            { client: db },
+            {
+              TableName: table,
+              ...(since ? { FilterExpression: 'sk >= :since', ExpressionAttributeValues: { ':since': since } } : {}),
+              ConsistentRead: true,
+            },
+          );
+      for await (const page of pages) items.push(...(page.Items ?? []));
       return items
         .map((raw) => ({ raw, entry: entryOf(raw) }))
         .sort((a, b) => String(a.raw.sk).localeCompare(String(b.raw.sk)) || a.entry.customerId.localeCompare(b.entry.customerId))

@@ -1,7 +1,6 @@
 /**
- * How the admin CLI changes customers and keys: every change is one TransactWriteItems holding the change, guarded
- * on the state the CLI read (so the audit record it passes in `also`, which says what changed from what, is true),
- * and the audit record itself. The errors a change can end in are named here, for the CLI to answer with.
+ * How the admin CLI changes customers and keys: one TransactWriteItems holding the change, guarded on the state the
+ * CLI read (so the audit record passed in `also` is true), and the record itself; and the errors a change can end in.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
@@ -12,10 +11,8 @@ export class KeyNotFound extends Error {}
 /** What the CLI read changed before its write landed (another operator, most likely): nothing was written. */
 export class ConcurrentChange extends Error {}
 
-/** One part of a TransactWriteItems, such as the audit record that goes with a change. */
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
-/** What a change may take besides its own arguments. */
 export interface ChangeOptions {
   now?: Date;
   /** Written in the same transaction as the change, after it (the audit record). */
@@ -25,7 +22,6 @@ export interface ChangeOptions {
 /** A change that issues a key: what goes with it may name the new key (its keyId, never the key). */
 export interface NewKeyOptions extends Omit<ChangeOptions, 'also'> {
   also?: (record: KeyRecord) => readonly TransactItem[];
-  /** When the new key stops working; none: never. */
   expiresAt?: Date;
 }
 

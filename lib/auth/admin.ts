@@ -1,7 +1,6 @@
 /**
- * The admin's store of customers and keys: customer-admin.ts and key-admin.ts over one client and the two tables,
- * as the admin CLI (lib/cli/stores.ts) and `npm start`'s demo key use them. No function imports it: the authorizer
- * reads through reader.ts alone.
+ * The admin's store of customers and keys (customer-admin.ts and key-admin.ts), for the admin CLI and `npm start`'s
+ * demo key. No function imports it: the authorizer reads through reader.ts alone.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { customerAdmin } from './customer-admin.js';

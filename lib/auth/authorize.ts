@@ -1,7 +1,6 @@
 /**
- * The authorizer's decision: from an Authorization header to an Allow policy with the customer's plan and limits,
- * or a Deny whose message tells the caller what is wrong. Format, checksum and environment are checked before any
- * DynamoDB read; then one GetItem for the key and one for its customer.
+ * The authorizer's decision: from an Authorization header to an Allow with the customer's plan and limits, or a Deny
+ * whose message says what is wrong. Format, checksum and environment first; then one GetItem for the key, one for its customer.
  */
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { nowMs } from '../clock.js';
@@ -13,23 +12,7 @@ import { checkKey, KEY_PREFIX } from './keys.js';
 import type { AuthReader } from './reader.js';
 import { limitsOf } from './records.js';
 
-export type Refusal =
-  | 'missing'
-  | 'repeated'
-  | 'scheme'
-  | 'separator'
-  | 'extra-text'
-  | 'malformed'
-  | 'checksum'
-  | 'other-environment'
-  | 'unknown'
-  | 'revoked'
-  | 'expired'
-  | 'no-customer'
-  | 'suspended';
-
-/** `detail` is what a message needs beyond the stage: when an expired key expired. */
-const MESSAGES: Record<Refusal, (stage: Stage, detail?: string) => string> = {
+const MESSAGES = {
   missing: () => 'The Authorization header is missing: send Authorization: Bearer <API key>',
   repeated: () => REPEATED_AUTHORIZATION_MESSAGE,
   scheme: () => 'The Authorization header must use the Bearer scheme: Authorization: Bearer <API key>',
@@ -46,12 +29,10 @@ const MESSAGES: Record<Refusal, (stage: Stage, detail?: string) => string> = {
   expired: (_stage, expiredAt) => `The API key expired at ${expiredAt}: use another key of your account, or ask for a new one`,
   'no-customer': () => 'The API key is not attached to an active customer: ask for a new one',
   suspended: () => 'The account this API key belongs to is suspended: its keys are refused until it is resumed; contact the API provider',
-};
+} satisfies Record<string, (stage: Stage, detail?: string) => string>;
+export type Refusal = keyof typeof MESSAGES;
 
-/**
- * An Allow names the customer's gateway key (`usageIdentifierKey`), so that API Gateway applies its usage plan; a
- * customer without one (from a release before usage plans) is refused by API Gateway once methods require the key.
- */
+/** An Allow names the customer's gateway key (`usageIdentifierKey`), so that API Gateway applies its usage plan. */
 export type Decision =
   | { allow: true; context: AuthContext; usageIdentifierKey?: string }
   | { allow: false; refusal: Refusal; message: string };
@@ -60,10 +41,7 @@ export function refuse(refusal: Refusal, stage: Stage, detail?: string): Decisio
   return { allow: false, refusal, message: MESSAGES[refusal](stage, detail) };
 }
 
-/**
- * `now` decides whether a key has expired. API Gateway caches an Allow for the authorizer's TTL, so a key that
- * expires (or an account suspended) while its Allow is cached is refused at most that TTL late.
- */
+/** A key that expires (or an account suspended) while its Allow is cached is refused at most the cache TTL late. */
 export async function decide(authorization: string | undefined, stage: Stage, store: AuthReader, now = nowMs()): Promise<Decision> {
   // The scheme, then the credentials: one key, nothing after it (a second value joined into the header included).
   const bearer = bearerKey(authorization);

@@ -1,7 +1,4 @@
-/**
- * What the authorizer hands to every operation (requestContext.authorizer). API Gateway passes context values
- * as strings, so the schema accepts strings and numbers and yields numbers.
- */
+/** What the authorizer hands to every operation; API Gateway passes its values as strings, the schema yields numbers. */
 import * as v from 'valibot';
 import { PlanSchema } from '../plans.js';
 

@@ -1,8 +1,8 @@
 /**
- * The admin's reads and writes of customers: create one or change its plan, list them, suspend and resume. Every
- * read is strongly consistent, because the write that follows it is guarded on what it saw (admin-change.ts).
+ * The admin's reads and writes of customers: create or change a plan, list, suspend and resume. Reads are strongly
+ * consistent, because the write that follows is guarded on what they saw (admin-change.ts).
  */
-import { type DynamoDBDocumentClient, GetCommand, ScanCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, paginateScan } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type { Limits, Plan } from '../plans.js';
 import { usagePlanFor } from '../usage-plans.js';
@@ -55,15 +55,11 @@ export function customerAdmin(db: DynamoDBDocumentClient, tables: Pick<AuthTable
   }
 
   return {
-    /** The customer, read consistently: a guarded write follows. */
     getCustomer,
 
     /**
-     * Creates the customer or changes its plan; Enterprise takes both numbers, other plans drop them. `seen` is the
-     * customer as the caller read it (null: none yet); the write happens only if it is still so. `purpose` marks a
-     * customer that is not one (records.ts), in the same write. The customer's gateway key is kept if it has one, else
-     * `gateway`'s (the admin CLI's, made in API Gateway) or a new local one; its usage plan becomes `gateway`'s, or the
-     * plan's (lib/usage-plans.ts).
+     * Creates the customer or changes its plan, only if it is still as `seen` (null: none yet). Its gateway key is
+     * `gateway`'s (made in API Gateway), else the one it has or a new local one; its usage plan `gateway`'s or the plan's.
      */
     async setPlan(
       customerId: string,
@@ -110,10 +106,7 @@ export function customerAdmin(db: DynamoDBDocumentClient, tables: Pick<AuthTable
       return requireCustomer(customerId);
     },
 
-    /**
-     * Gives a customer as `seen` (without a gateway key, from a release before usage plans) its gateway key in its
-     * plan's usage plan: `gateway` when the CLI made it in API Gateway, else a local one.
-     */
+    /** Gives a customer from before usage plans its gateway key: `gateway`, made in API Gateway, else a local one. */
     async assignGatewayKey(seen: Customer, gateway: GatewayKey | undefined, options: ChangeOptions = {}): Promise<Customer> {
       const now = (options.now ?? new Date()).toISOString();
       const key = gateway ?? {
@@ -129,19 +122,14 @@ export function customerAdmin(db: DynamoDBDocumentClient, tables: Pick<AuthTable
       );
     },
 
-    /** Every customer, by id. */
     async listCustomers(): Promise<Customer[]> {
       const customers: Customer[] = [];
-      let startKey: ScanCommandOutput['LastEvaluatedKey'];
-      do {
-        const page = await db.send(new ScanCommand({ TableName: tables.customers, ExclusiveStartKey: startKey, ConsistentRead: true }));
+      for await (const page of paginateScan({ client: db }, { TableName: tables.customers, ConsistentRead: true })) {
         customers.push(...(page.Items ?? []).map((item) => v.parse(CustomerSchema, item)));
-        startKey = page.LastEvaluatedKey;
-      } while (startKey);
+      }
       return customers.sort((a, b) => a.customerId.localeCompare(b.customerId));
     },
 
-    /** Suspends a customer as `seen` (not suspended); its keys are refused from then on (within the cache TTL). */
     async suspend(seen: Customer, reason: string | undefined, options: ChangeOptions = {}): Promise<Customer> {
       const now = (options.now ?? new Date()).toISOString();
       return changeCustomer(
@@ -152,7 +140,6 @@ export function customerAdmin(db: DynamoDBDocumentClient, tables: Pick<AuthTable
       );
     },
 
-    /** Lifts the suspension of a customer as `seen` (suspended). */
     async resume(seen: Customer, options: ChangeOptions = {}): Promise<Customer> {
       const now = (options.now ?? new Date()).toISOString();
       return changeCustomer(seen, 'SET updatedAt = :now REMOVE suspendedAt, suspendedReason', { ':now': now }, options);

@@ -1,9 +1,8 @@
 /**
- * The admin's reads and writes of keys: issue, find by public id, list, roll and revoke. A key is issued in the
- * same transaction as a check that its customer exists; reads are strongly consistent, because the write that
- * follows is guarded on what they saw (admin-change.ts).
+ * The admin's reads and writes of keys: issue, find by public id, list, roll and revoke. A key is issued with a check
+ * that its customer exists; reads are strongly consistent, as the write that follows is guarded on them (admin-change.ts).
  */
-import { type DynamoDBDocumentClient, GetCommand, QueryCommand, ScanCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, paginateScan, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type { Stage } from '../stacks.js';
 import { type ChangeOptions, ConcurrentChange, CustomerNotFound, KeyNotFound, type NewKeyOptions, transact } from './admin-change.js';
@@ -32,7 +31,6 @@ function newKey(
 }
 
 export function keyAdmin(db: DynamoDBDocumentClient, tables: AuthTables) {
-  /** A key by its public id, read consistently (the CLI guards its writes on what it read). */
   async function findKeyById(keyId: string): Promise<KeyRecord | undefined> {
     const { Items } = await db.send(
       new QueryCommand({
@@ -99,10 +97,7 @@ export function keyAdmin(db: DynamoDBDocumentClient, tables: AuthTables) {
 
     findKeyById,
 
-    /**
-     * Replaces `old` (an active key as the caller read it) with a new key for the same customer; the old key keeps
-     * working until `oldExpiresAt`, then is refused as expired. Both in one transaction, guarded on `old`.
-     */
+    /** Replaces `old` (as read) with a new key; the old one works until `oldExpiresAt`. One transaction, guarded on `old`. */
     async rollKey(
       old: KeyRecord,
       oldExpiresAt: Date,
@@ -138,21 +133,12 @@ export function keyAdmin(db: DynamoDBDocumentClient, tables: AuthTables) {
 
     async listKeys(customerId?: string): Promise<KeyRecord[]> {
       const keys: KeyRecord[] = [];
-      let startKey: ScanCommandOutput['LastEvaluatedKey'];
-      do {
-        const page = await db.send(
-          new ScanCommand({
-            TableName: tables.keys,
-            ExclusiveStartKey: startKey,
-            ConsistentRead: true,
-            ...(customerId
-              ? { FilterExpression: 'customerId = :customerId', ExpressionAttributeValues: { ':customerId': customerId } }
-              : {}),
-          }),
-        );
+      const filter = customerId
+        ? { FilterExpression: 'customerId = :customerId', ExpressionAttributeValues: { ':customerId': customerId } }
+        : {};
+      for await (const page of paginateScan({ client: db }, { TableName: tables.keys, ConsistentRead: true, ...filter })) {
         keys.push(...(page.Items ?? []).map((item) => v.parse(KeyRecordSchema, item)));
-        startKey = page.LastEvaluatedKey;
-      } while (startKey);
+      }
       return keys.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.keyId.localeCompare(b.keyId));
     },
 

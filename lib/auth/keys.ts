@@ -1,13 +1,11 @@
 /**
- * API key material. A key is `pet_live_` (production) or `pet_test_` (staging), 30 random base62 characters
- * (about 178 bits), and a 6-character base62 CRC32 of everything before it. The checksum lets the authorizer
- * refuse typos and made-up keys without a DynamoDB read; only the SHA-256 of a key is ever stored.
+ * API key material: `pet_live_` (production) or `pet_test_` (staging), 30 random base62 characters (about 178 bits)
+ * and a 6-character base62 CRC32 of all before it, so the authorizer refuses typos without a DynamoDB read. Only the
+ * SHA-256 of a key is ever stored.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import type { Stage } from '../stacks.js';
-
-// Re-exported for the modules that take a key's stage from here; the definition is in lib/stacks.ts.
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const RANDOM_LENGTH = 30;
@@ -15,10 +13,7 @@ const CHECKSUM_LENGTH = 6;
 export const KEY_PREFIX: Record<Stage, string> = { production: 'pet_live_', staging: 'pet_test_' };
 export const KEY_PATTERN = /^pet_(live|test)_[0-9A-Za-z]{36}$/;
 
-/**
- * What WAF looks for in the Authorization header to leave a request out of its keyless count: a key of this stage's
- * format anywhere in it (infra/constructs/web-acl.ts; the local gateway's model of it, infra/local/throttles.ts).
- */
+/** What WAF looks for in the Authorization header to leave a request out of its keyless count. */
 export function wellFormedKeyPattern(stage: Stage): string {
   return `${KEY_PREFIX[stage]}[0-9A-Za-z]{36}`;
 }
@@ -55,7 +50,6 @@ export function generateKey(stage: Stage): string {
 
 export type KeyCheck = { ok: true; stage: Stage } | { ok: false; reason: 'malformed' | 'checksum' };
 
-/** Format and checksum only: no I/O. */
 export function checkKey(key: string): KeyCheck {
   const match = KEY_PATTERN.exec(key);
   if (!match) return { ok: false, reason: 'malformed' };

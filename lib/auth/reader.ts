@@ -1,8 +1,6 @@
 /**
- * The authorizer's two reads: a key by the SHA-256 of the key, and its customer. Nothing here writes, and nothing
- * the admin writes is imported from here, so the authorizer's bundle carries none of it (a test reads the bundle).
- * Both reads are eventually consistent: the authorizer's answer is cached for its TTL anyway, so a change shows
- * within that bound whichever read sees it.
+ * The authorizer's two reads: a key by its SHA-256, and its customer. Nothing here writes, so the authorizer's bundle
+ * carries no admin code (a test reads it). Eventually consistent reads: the answer is cached for its TTL anyway.
  */
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { hashKey } from './keys.js';

@@ -1,13 +1,10 @@
 /**
- * The items of the customers and keys tables, and what a customer's plan means in limits. A customer holds the plan
- * (and Enterprise's own numbers) and, while suspended, when and why; a key item, keyed by the SHA-256 of the key,
- * points at its customer and may carry an expiry. Both the authorizer's reader (reader.ts) and the admin's writes
- * (admin.ts) read items through these schemas, so the two can never disagree on a format.
+ * The items of the customers and keys tables, and a plan's limits. The authorizer's reader and the admin's writes read
+ * items through these schemas, so a malformed item fails loudly and the two never disagree on a format.
  */
 import * as v from 'valibot';
 import { type Limits, PLAN_LIMITS, PlanSchema } from '../plans.js';
 
-/** Items are read through these schemas, so a malformed item fails loudly instead of passing as a customer or key. */
 export const CustomerSchema = v.object({
   customerId: v.string(),
   plan: PlanSchema,
@@ -16,19 +13,11 @@ export const CustomerSchema = v.object({
   perDay: v.optional(v.number()),
   createdAt: v.string(),
   updatedAt: v.string(),
-  /** Set while the account is suspended: all its keys are refused; its keys and usage are kept. */
   suspendedAt: v.optional(v.string()),
   suspendedReason: v.optional(v.string()),
-  /**
-   * What a customer that is not one is for: `verify` for the temporary customer of a `petstore verify` run, which
-   * `customers list` and the billing export leave out. Any other value is kept and read as a customer's.
-   */
+  /** VERIFY_PURPOSE for `verify`'s temporary customer; any other value is read as a customer's. */
   purpose: v.optional(v.string()),
-  /**
-   * The customer's API Gateway API key: its value (the usage identifier the authorizer names; an internal identifier,
-   * never shown to the customer, never logged), its id, and the usage plan it is in (lib/usage-plans.ts). Customers
-   * of a release before usage plans have none until `customers assign-gateway-keys` gives them one.
-   */
+  /** The API Gateway key (gateway-keys.ts); none before `customers assign-gateway-keys` for older customers. */
   gatewayKey: v.optional(v.string()),
   gatewayKeyId: v.optional(v.string()),
   usagePlan: v.optional(v.string()),
@@ -44,9 +33,8 @@ export const KeyRecordSchema = v.object({
   status: v.picklist(['active', 'revoked']),
   createdAt: v.string(),
   revokedAt: v.optional(v.string()),
-  /** When the key stops working (ISO 8601); a key without one never expires. */
   expiresAt: v.optional(v.string()),
-  /** The key that replaced this one (`keys roll`), and the one this key replaced: key ids, never keys. */
+  /** Key ids (`keys roll`), never keys. */
   rolledTo: v.optional(v.string()),
   rolledFrom: v.optional(v.string()),
 });
@@ -55,13 +43,11 @@ export type KeyRecord = v.InferOutput<typeof KeyRecordSchema>;
 export const customerOf = (item: Record<string, unknown> | undefined) => (item ? v.parse(CustomerSchema, item) : undefined);
 export const keyOf = (item: Record<string, unknown> | undefined) => (item ? v.parse(KeyRecordSchema, item) : undefined);
 
-/** The names of the two tables an auth store works on (from the function's environment, or the CLI's target). */
 export interface AuthTables {
   customers: string;
   keys: string;
 }
 
-/** The `purpose` of a `petstore verify` run's temporary customer. */
 export const VERIFY_PURPOSE = 'verify';
 export const isVerifyCustomer = (customer: Pick<Customer, 'purpose'>) => customer.purpose === VERIFY_PURPOSE;
 

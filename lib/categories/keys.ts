@@ -1,7 +1,4 @@
-/**
- * The items of the categories table, by key: one table holds them all, so that one transaction covers every item a
- * change touches. The names' keys are names.ts's.
- */
+/** The keys of the categories table's items: one table, so that one transaction covers every item a change touches. */
 /**
  * The items:
  *   { pk: "COUNTER", sk: 0, lastId, deletedCount? } the last id handed out, and how many categories were deleted
@@ -12,10 +9,9 @@
  *   { pk: "FOLDED#<NFKC_Casefold name>", sk: 0, categoryId }
  *                                                    the reservation of the name under the uniqueness rule
  *   { pk: "CREATOR#<customerId>", sk: 0, held }      how many categories a customer created and still holds
- * Both name reservations are written, so that the release before this one, which knows NAME# alone, still sees every
- * name taken while it runs beside this one during a rollout, or again after a rollback. Categories created before
- * `createdBy` existed have no creator and count against no customer's allowance.
  */
+// Both reservations are written so that the previous release, which knows NAME# alone, sees every name taken during a
+// rollout or after a rollback. Categories from before `createdBy` count against no customer's allowance.
 export const COUNTER_KEY = { pk: 'COUNTER', sk: 0 } as const;
 export const CATEGORY_PK = 'CATEGORY';
 export const LEGACY_NAME_PREFIX = 'NAME#';

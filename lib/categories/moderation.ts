@@ -1,10 +1,9 @@
 /**
- * What operators do with categories through the admin CLI: list them with their creators, rename one, delete one,
- * and reserve every stored name under the uniqueness rule (the upgrade step for categories stored before it). No
- * function imports this module; the functions' reads and creates are store.ts's.
+ * What operators do with categories through the admin CLI: list them with their creators, rename, delete, and reserve
+ * every stored name under the uniqueness rule. No function imports this module.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, GetCommand, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { type ChangeOptions, ConcurrentChange, type TransactItem, transact } from '../auth/admin-change.js';
 import { type RetryPolicy, retrying } from '../dynamo/backoff.js';
 import { getItems } from '../dynamo/batch-get.js';
@@ -23,7 +22,6 @@ export interface StoredCategory {
 
 /** Names that are one name under the rule, held by more than one stored category. */
 export interface NameCollision {
-  /** The name as the rule compares it (NFKC_Casefold). */
   folded: string;
   /** Oldest first. */
   categories: StoredCategory[];
@@ -32,17 +30,13 @@ export interface NameCollision {
 }
 
 export interface NameReservationReport {
-  /** How many categories were looked at. */
   checked: number;
   /** Categories whose reservation this run wrote. */
   reserved: StoredCategory[];
   collisions: NameCollision[];
 }
 
-/**
- * A change that lost a race on the counter (a create moving it at the same moment) or on a reservation is cancelled
- * with TransactionConflict and tried again: 20 ms doubling, at most 500 ms, 10 attempts (about 3 s at worst).
- */
+/** A change that lost a race on the counter or a reservation (TransactionConflict) is tried again, about 3 s at worst. */
 const CONFLICTS: RetryPolicy = {
   attempts: 10,
   baseMs: 20,
@@ -59,13 +53,10 @@ const storedOf = (item: Record<string, unknown>): StoredCategory => ({
 });
 
 /**
- * Every change is one TransactWriteItems, guarded on the category as the CLI read it and holding the audit record
- * passed in `also`, like the admin's other changes (lib/auth/admin-change.ts). A reservation is removed only by
- * the category that holds it: a rename or delete racing a create of the same name leaves exactly one holder, since
- * the create's conditional Put and the delete's conditional Delete of that reservation cannot both succeed out of
- * order. A deleted category's id stays handed out (the counter never goes back), and the counter's deletedCount
- * rises by one, which gives its place back under the environment's cap; its creator's count falls by one, which
- * gives it back under the creator's allowance.
+ * Every change is one TransactWriteItems guarded on the category as read, with the audit record in `also`. A
+ * reservation is removed only by the category holding it, so a rename or delete racing a create of the same name
+ * leaves exactly one holder. A delete raises the counter's deletedCount (a place under the cap) and lowers its
+ * creator's count (a place under the allowance); its id is never handed out again.
  */
 export function categoryModeration(db: DynamoDBDocumentClient, table: string) {
   /** The category holding each reservation among `keys` (none: unreserved), read consistently. */
@@ -93,34 +84,28 @@ export function categoryModeration(db: DynamoDBDocumentClient, table: string) {
 
   async function list(filter: { createdBy?: string } = {}): Promise<StoredCategory[]> {
     const categories: StoredCategory[] = [];
-    let startKey: QueryCommandOutput['LastEvaluatedKey'];
-    do {
-      const page = await db.send(
-        new QueryCommand({
-          TableName: table,
-          KeyConditionExpression: 'pk = :pk',
-          ...(filter.createdBy ? { FilterExpression: 'createdBy = :createdBy' } : {}),
-          ExpressionAttributeValues: { ':pk': CATEGORY_PK, ...(filter.createdBy ? { ':createdBy': filter.createdBy } : {}) },
-          ExclusiveStartKey: startKey,
-          ConsistentRead: true,
-        }),
-      );
-      categories.push(...(page.Items ?? []).map(storedOf));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+    const pages = paginateQuery(
+      { client: db },
+      {
+        TableName: table,
+        KeyConditionExpression: 'pk = :pk',
+        ...(filter.createdBy ? { FilterExpression: 'createdBy = :createdBy' } : {}),
+        ExpressionAttributeValues: { ':pk': CATEGORY_PK, ...(filter.createdBy ? { ':createdBy': filter.createdBy } : {}) },
+        ConsistentRead: true,
+      },
+    );
+    for await (const page of pages) categories.push(...(page.Items ?? []).map(storedOf));
     return categories;
   }
 
-  /** One category, read consistently: a guarded change follows. */
   async function get(id: number): Promise<StoredCategory | undefined> {
     const { Item } = await db.send(new GetCommand({ TableName: table, Key: categoryKey(id), ConsistentRead: true }));
     return Item ? storedOf(Item) : undefined;
   }
 
   /**
-   * Renames `seen` to `name` (already checked by the NewCategory name rules) under both reservations: the new name's
-   * are taken (a name another category holds is refused), the old name's that `seen` holds are given up. A
-   * reservation `seen` should hold and nobody does (a category stored before the rule) is taken on the way.
+   * Renames `seen` under both reservations: the new name's are taken (refused if another category holds one), the old
+   * name's that `seen` holds given up; one `seen` should hold and nobody does is taken on the way.
    */
   async function rename(seen: StoredCategory, name: string, options: ChangeOptions = {}): Promise<StoredCategory> {
     const pairs = [
@@ -140,7 +125,6 @@ export function categoryModeration(db: DynamoDBDocumentClient, table: string) {
           },
         },
       ];
-      /** Which error a failed condition at each index of `items` means. */
       const meanings: Error[] = [concurrent(seen.id)];
       for (const [before, after] of pairs) {
         const holder = held.get(after.pk);
@@ -161,10 +145,6 @@ export function categoryModeration(db: DynamoDBDocumentClient, table: string) {
     return { ...seen, name };
   }
 
-  /**
-   * Deletes `seen`: its item, the reservations it holds (its name is free again), one from its creator's count and
-   * one more on the counter's deletedCount. Its id is never handed out again.
-   */
   async function remove(seen: StoredCategory, options: ChangeOptions = {}): Promise<void> {
     const reservations = [legacyReservationKey(seen.name), foldedReservationKey(seen.name)];
     await retrying(async () => {
@@ -197,12 +177,9 @@ export function categoryModeration(db: DynamoDBDocumentClient, table: string) {
   }
 
   /**
-   * The upgrade step for categories stored before names were compared under NFKC_Casefold: writes the reservation
-   * the rule reads for every category that lacks it, and reports the names that collide under the rule, merging
-   * nothing. Of colliding categories, the oldest takes the reservation when none holds it, so no further category
-   * can take the name while an operator resolves the collision (rename or delete all but one). Each reservation is
-   * written only if its category still has that name, so a rename or delete meanwhile leaves no stray reservation.
-   * Running it again is harmless; after a collision is resolved, it reserves the name for the one left.
+   * Writes the NFKC_Casefold reservation of every category lacking it and reports collisions, merging nothing. The
+   * oldest of colliding categories takes an unheld reservation, so no new category takes the name meanwhile; each is
+   * written only if its category still has that name. Running it again is harmless.
    */
   async function reserveNames(): Promise<NameReservationReport> {
     const categories = (await list()).sort((a, b) => a.id - b.id);

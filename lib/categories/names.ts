@@ -1,6 +1,6 @@
 /**
- * The keys of a name's two reservations (the items are described in keys.ts): the name compared ignoring case only,
- * as the previous release reserves it, and the name under the uniqueness rule, NFKC_Casefold.
+ * The keys of a name's two reservations: the name compared ignoring case only, as the previous release reserves it,
+ * and the name under the uniqueness rule, NFKC_Casefold.
  */
 import { createHash } from 'node:crypto';
 import { nfkcCasefold } from '../unicode/nfkc-casefold.js';
@@ -12,7 +12,6 @@ import { FOLDED_NAME_PREFIX, HASHED_NAME_PREFIX, type ItemKey, LEGACY_NAME_PREFI
  */
 const FOLDED_KEY_MAX_BYTES = 1_024;
 
-/** The name compared ignoring case only, after trimming and NFC: the reservation the previous release reads. */
 export function legacyNameKey(name: string): string {
   return name.normalize('NFC').trim().toLowerCase().normalize('NFC');
 }

@@ -1,9 +1,7 @@
 /**
- * What createCategory does: create a category, in one transaction over every item it touches (keys.ts). The
- * counter moves from n to n+1 only if the name is free under both reservations, the creator is within its allowance
- * and the category is written, so ids are never reused, nothing is ever half-written, and neither the environment's
- * cap nor a customer's allowance can be passed by racing creates. Listing is list.ts's; the operators' changes (rename, delete) are moderation.ts's. Built like every store: a factory over a
- * document client and the table's name.
+ * What createCategory does: one transaction over every item it touches (keys.ts). The counter moves from n to n+1
+ * only if the name is free under both reservations, the creator is within its allowance and the category is written:
+ * ids are never reused, nothing is half-written, and racing creates pass neither the cap nor an allowance.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
@@ -16,15 +14,12 @@ import { COUNTER_KEY, categoryKey, creatorKey } from './keys.js';
 import { foldedReservationKey, legacyReservationKey } from './names.js';
 import { CATEGORY_CAP, type Category, type NewCategory } from './schema.js';
 
-/** A create whose guess of the counter was stale: the counter's value is learnt from the failure. */
 class StaleGuess extends Error {}
 
 /**
- * Creates racing on the counter (other Lambda instances) are kept exact by its condition. A create that lost (its
- * guess was stale, or its transaction conflicted with another's at the same moment) tries again after a jittered
- * wait that spreads the racers: 20 ms doubling, at most 200 ms, up to 200 attempts before it gives up with
- * CategoryContention (503 SERVICE_UNAVAILABLE with Retry-After: 1). A first guess found stale goes again at once: another instance created one first, and the
- * corrected guess is right unless it keeps creating. A name taken or a limit reached is answered at once.
+ * A create that lost a race (a stale guess of the counter, or a conflict) tries again after a jittered wait, up to 200
+ * attempts, then gives up with CategoryContention (503). A first stale guess goes again at once: the corrected guess
+ * is right unless the other instance keeps creating.
  */
 const RACING_CREATES: RetryPolicy = {
   attempts: 200,
@@ -34,7 +29,6 @@ const RACING_CREATES: RetryPolicy = {
   firstRetryAtOnce: (error) => error instanceof StaleGuess,
 };
 
-/** The counter as last seen: the last id handed out, and how many categories have been deleted since the first. */
 interface Counter {
   lastId: number;
   deleted: number;
@@ -45,7 +39,6 @@ const counterOf = (item: Record<string, unknown> | undefined): Counter => ({
   deleted: typeof item?.deletedCount === 'number' ? item.deletedCount : 0,
 });
 
-/** Categories the environment holds: ids are never reused, so those handed out less those deleted. */
 const held = (counter: Counter) => counter.lastId - counter.deleted;
 
 const environmentFull = () =>
@@ -59,11 +52,9 @@ export interface CategoryStoreOptions {
 export function categoryStore(db: DynamoDBDocumentClient, table: string, options: CategoryStoreOptions = {}) {
   const allowance = options.allowance ?? config().CATEGORY_ALLOWANCE;
   /**
-   * The counter as this store last saw it. A warm function usually guesses right and creates in one round trip; a
-   * wrong guess costs one more, because the failed condition returns the counter's real value. A new instance has
-   * seen nothing: it reads the counter (a GetItem, one read unit) instead of learning it from a transaction that
-   * fails (a write per item and the error's round trip), and `prepare` lets it read while the request waits for
-   * admission, so a cold create costs no more round trips than a warm one.
+   * The counter as last seen: a warm function usually guesses right (one round trip), and a wrong guess learns the
+   * real value from the failed condition. A new instance reads it (a GetItem is cheaper than a failing transaction),
+   * and `prepare` lets it read while the request waits for admission.
    */
   let lastKnown: Counter | undefined;
   let reading: Promise<Counter> | undefined;
@@ -78,11 +69,7 @@ export function categoryStore(db: DynamoDBDocumentClient, table: string, options
     return reading;
   }
 
-  /**
-   * On an instance that has not learnt the counter yet, starts reading it; a create then waits for that read. A read
-   * only, so it may start before the request is admitted. A create still waiting for the read shares its outcome;
-   * a read that failed before the create began is made again by the create.
-   */
+  /** Starts reading the counter if not known yet (a read only, so before admission); a failed read is made again by the create. */
   function prepare(): void {
     if (lastKnown !== undefined) return;
     learnCounter().then(
@@ -93,7 +80,6 @@ export function categoryStore(db: DynamoDBDocumentClient, table: string, options
     );
   }
 
-  /** One attempt at creating with the next id after the last one known: the category, or why not. */
   async function createOnce(input: NewCategory, createdBy: string): Promise<Category> {
     const counter = lastKnown ?? { lastId: 0, deleted: 0 };
     // Deletes only ever raise `deleted`, so a stale view of it can refuse too early, never admit too many.

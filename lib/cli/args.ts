@@ -1,7 +1,4 @@
-/**
- * Argument rules of the admin CLI. Every check happens before any write; a violation is a UsageError, for which
- * the CLI prints the message and exits 2.
- */
+/** Argument rules of the admin CLI, checked before any write: a violation is a UsageError (exit 2). */
 import * as v from 'valibot';
 import { PLAN_NAMES, type Plan, PlanSchema } from '../plans.js';
 import { STAGES, type Stage } from '../stacks.js';
@@ -21,7 +18,6 @@ export const KeyIdSchema = v.pipe(
   v.string(),
   v.regex(/^key_[0-9A-Za-z]{16}$/, 'a key id looks like key_ followed by 16 letters and digits'),
 );
-/** `value` as a message shows it: quoted and escaped when a string, as JSON otherwise. */
 const shown = (value: unknown) => (typeof value === 'string' ? quoted(value) : JSON.stringify(value));
 
 export function parseWith<T>(schema: v.GenericSchema<unknown, T>, value: unknown, what: string): T {
@@ -39,27 +35,28 @@ export function parsePlan(value: string | undefined): Plan {
 
 const StageSchema = v.picklist(STAGES);
 
-/** --stage; production unless given. */
 export function parseStage(value: string | undefined): Stage {
   const stage = v.safeParse(StageSchema, value ?? 'production');
   if (!stage.success) throw new UsageError(`--stage must be production or staging, got ${quoted(value ?? '')}`);
   return stage.output;
 }
 
-/**
- * --per-minute or --per-day: a whole number from 1. Its ceiling depends on the stage sold on, so it is checked with
- * the stage's throttle (`requireCapacity` in customers-set-plan.ts), still before anything is written.
- */
+// A limit's ceiling depends on the stage: `requireCapacity` (customers-set-plan.ts) checks it, still before any write.
 export function parseLimit(value: string | undefined, flag: '--per-minute' | '--per-day'): number | undefined {
   if (value === undefined) return undefined;
   if (!/^\d+$/.test(value) || /^0+$/.test(value)) throw new UsageError(`${flag} must be a positive whole number, got ${quoted(value)}`);
   return Number(value);
 }
 
+const HIDDEN_RULES = {
+  control: 'must not contain control characters',
+  invisible: 'must not contain invisible characters such as zero-width spaces or bidirectional controls',
+  'marks-only': 'must show something: it holds only combining marks, which display as blank',
+} as const;
+
 /**
- * Free text an operator gives (a key's label, a reason for the audit trail), shown later by `keys list` and `audit`:
- * 1 to `max` characters (code points), none of them a control character or one a reader cannot see (the rule of a
- * category's name), so that what is shown is what was meant. The message names the character, never echoes it.
+ * Free text shown later by `keys list` and `audit`: 1 to `max` code points, none a control character or one a reader
+ * cannot see (a category name's rule). The message names the character, never echoes it.
  */
 function parseText(value: string | undefined, flag: string, max: number): string | undefined {
   if (value === undefined) return undefined;
@@ -67,15 +64,7 @@ function parseText(value: string | undefined, flag: string, max: number): string
   const length = [...value].length;
   if (length > max) throw new UsageError(`${flag} must be at most ${max} characters, got ${length}`);
   const hidden = hiddenCharacter(value);
-  if (hidden?.kind === 'control') throw new UsageError(`${flag} must not contain control characters (found ${hidden.name})`);
-  if (hidden?.kind === 'marks-only') {
-    throw new UsageError(`${flag} must show something: it holds only combining marks, which display as blank (found ${hidden.name})`);
-  }
-  if (hidden) {
-    throw new UsageError(
-      `${flag} must not contain invisible characters such as zero-width spaces or bidirectional controls (found ${hidden.name})`,
-    );
-  }
+  if (hidden) throw new UsageError(`${flag} ${HIDDEN_RULES[hidden.kind]} (found ${hidden.name})`);
   return value;
 }
 
@@ -86,10 +75,7 @@ const DURATION = /^(\d+)([mhd])$/;
 const UNIT_SECONDS = { m: 60, h: 3_600, d: 86_400 } as const;
 const UNIT_NAMES = { m: 'minutes', h: 'hours', d: 'days' } as const;
 
-/**
- * A length of time such as `90d`, `24h` or `30m`, in seconds, between `min` and `max` seconds. `0` is a length
- * only where `min` is 0.
- */
+/** `90d`, `24h` or `30m`, in seconds, between `min` and `max`; `0` only where `min` is 0. */
 export function parseDuration(value: string | undefined, flag: string, range: { min: number; max: number }): number | undefined {
   if (value === undefined) return undefined;
   if (value === '0' && range.min === 0) return 0;
@@ -122,7 +108,6 @@ export function parseInstant(value: string | undefined, flag: string): Date | un
   return new Date(ms);
 }
 
-/** A UTC day `YYYY-MM-DD`, as the Unix second it starts at. */
 export function parseDay(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
   const start = parseDate(value);
@@ -130,7 +115,6 @@ export function parseDay(value: string | undefined, flag: string): number | unde
   return start;
 }
 
-/** A month `YYYY-MM`. */
 export function parseMonthFlag(value: string | undefined, flag: string): string | undefined {
   if (value === undefined) return undefined;
   if (!parseMonth(value)) throw new UsageError(`${flag} must be a month such as 2026-05, got ${quoted(value)}`);

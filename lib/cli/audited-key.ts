@@ -1,13 +1,12 @@
 /**
- * The one way the admin CLI issues a key (`keys create`, and `verify`'s temporary key): the key and its `key-create`
- * audit record in one transaction, so no key exists that the audit trail does not show.
+ * The one way the admin CLI issues a key (`keys create`, `verify`): the key and its `key-create` audit record in one
+ * transaction, so no key exists that the audit trail does not show.
  */
 import type { Stage } from '../stacks.js';
 import type { Stores } from './stores.js';
 
 export interface AuditedKeyOptions {
   name?: string;
-  /** When the key stops working; none: never. */
   expiresAt?: Date;
   now: Date;
 }

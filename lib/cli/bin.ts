@@ -1,7 +1,4 @@
-/**
- * The admin CLI's process: `npm run petstore -- <command>` runs this file. It sets the exit code and leaves the rest
- * to `main`.
- */
+/** The admin CLI's process (`npm run petstore -- <command>`): sets the exit code `main` returns. */
 import { main } from './main.js';
 
 process.exitCode = await main(process.argv.slice(2));

@@ -1,6 +1,6 @@
 /**
- * How the CLI takes and shows categories (`categories list|rename|delete|reserve-names`): the id argument, one row
- * per category with its creator, and the customer under whom a change to a category is audited.
+ * How the CLI takes and shows categories: the id argument, one row per category with its creator, and the customer
+ * under whom a change to a category is audited.
  */
 import * as v from 'valibot';
 import { NO_CUSTOMER } from '../audit/trail.js';
@@ -40,7 +40,6 @@ export function categoryRow(category: StoredCategory) {
   };
 }
 
-/** One line per category: id, creator ("-": not recorded), when created, name. */
 export function categoryLines(categories: readonly StoredCategory[]): string {
   const header = `${'ID'.padStart(6)}  ${'CREATED BY'.padEnd(24)}  ${'CREATED'.padEnd(24)}  NAME`;
   const lines = categories.map(

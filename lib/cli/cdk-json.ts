@@ -1,7 +1,6 @@
 /**
- * What the admin CLI reads of a stage's deployment settings in the repository's `cdk.json` (`petstore.<stage>`),
- * without loading aws-cdk-lib: the stage throttle, which bounds what may be sold to one customer, and the account
- * and region the stage is pinned to, if any. The CDK app reads the same keys (infra/config.ts), with the same default.
+ * What the admin CLI and the local gateway read of a stage's settings in `cdk.json` (`petstore.<stage>`) without
+ * loading aws-cdk-lib: the same keys and defaults as the CDK app (infra/config.ts).
  */
 import { readFileSync } from 'node:fs';
 import * as v from 'valibot';
@@ -14,7 +13,6 @@ const count = (fallback: number) => v.optional(v.pipe(v.number(), v.integer(), v
 
 const StageSchema = v.object({
   throttleRateLimit: count(THROTTLE_DEFAULTS.rateLimit),
-  // What the local gateway models of the stage (infra/local/throttles.ts) and the CLI's address ceiling.
   throttleBurstLimit: count(THROTTLE_DEFAULTS.burstLimit),
   wafRateLimitPer5Minutes: count(KEYLESS_LIMIT_DEFAULT),
   wafRateLimitPerIp: count(ADDRESS_LIMIT_DEFAULT),

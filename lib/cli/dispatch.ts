@@ -1,7 +1,6 @@
 /**
- * From the command line to a command: the list of commands, the usage text built from them, and the checks every
- * command shares (known options, each given once, known command, number of arguments, flags that apply to it,
- * --stage). What the operator typed is echoed escaped (`quoted`), never raw.
+ * From the command line to a command: the list of commands, the usage text, and the checks every command shares.
+ * What the operator typed is echoed escaped (`quoted`), never raw.
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { quoted } from '../unicode/hidden.js';
@@ -48,7 +47,6 @@ export const COMMANDS: readonly Command[] = [
   verify,
 ];
 
-/** Flags of every command, with their line in the usage text. */
 const COMMON_FLAGS = {
   stage: {
     type: 'string',
@@ -91,7 +89,6 @@ const OPTIONS: NonNullable<ParseArgsConfig['options']> = {
   help: { type: 'boolean', short: 'h' },
 };
 
-/** Groups of commands (`customers`, `keys`) take their second word as part of the command's name. */
 const GROUPS = new Set(COMMANDS.flatMap((c) => (c.name.includes(' ') ? [c.name.split(' ')[0]] : [])));
 
 export interface Dispatch {
@@ -101,9 +98,8 @@ export interface Dispatch {
 }
 
 /**
- * The options given, by name, read from parseArgs's tokens rather than its values: a flag given twice would
- * otherwise be read as its last value, silently. parseArgs runs without `strict` so that every refusal is in the
- * CLI's own words (its own messages advise `-- "-j"`, wrong under `npm run`), each naming what was given, escaped.
+ * Read from parseArgs's tokens, not its values, which keep a flag given twice as its last value. Not `strict`, so
+ * that refusals are in the CLI's words (parseArgs's advise `-- "-j"`, wrong under `npm run`).
  */
 function readOptions(tokens: ReturnType<typeof parseArgs>['tokens']): Map<string, string | boolean> {
   const given = new Map<string, string | boolean>();
@@ -130,7 +126,6 @@ function readOptions(tokens: ReturnType<typeof parseArgs>['tokens']): Map<string
   return given;
 }
 
-/** Finds the command and checks what all commands share; the command checks its own arguments. */
 export function dispatch(argv: readonly string[]): Dispatch {
   const { tokens, positionals } = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: false, tokens: true });
   const values = readOptions(tokens);

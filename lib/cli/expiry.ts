@@ -1,10 +1,8 @@
 /** The expiry flags of `keys create` and `keys roll`: `--expires-in 90d` or `--expires-at <ISO date>`, not both. */
 import { parseDuration, parseInstant, UsageError } from './args.js';
 
-/** The longest a key may be made to live: ten years. */
 const MAX_LIFETIME_SECONDS = 3_650 * 86_400;
 
-/** When the key expires, or undefined when it does not; checked against `nowMs`, before anything is written. */
 export function parseExpiry(expiresIn: string | undefined, expiresAt: string | undefined, nowMs: number): Date | undefined {
   if (expiresIn !== undefined && expiresAt !== undefined) throw new UsageError('give --expires-in or --expires-at, not both');
   const seconds = parseDuration(expiresIn, '--expires-in', { min: 60, max: MAX_LIFETIME_SECONDS });

@@ -1,7 +1,6 @@
 /**
- * Customers' API Gateway API keys as the admin CLI keeps them: locally the customer's record is all there is (the
- * local gateway's model, infra/local/usage-plans.ts); with --aws the key is made in API Gateway and moved between the
- * stage's usage plans (CreateApiKey, CreateUsagePlanKey, DeleteUsagePlanKey), their ids from the stack's output.
+ * Customers' API Gateway keys as the admin CLI keeps them: locally the customer's record is all there is
+ * (infra/local/usage-plans.ts); with --aws the key is made in API Gateway and moved between the stage's usage plans.
  */
 import {
   APIGatewayClient,
@@ -38,7 +37,6 @@ export const localGatewayKeys: GatewayKeys = {
   },
 };
 
-/** `usagePlanIds`: the stage's usage plan ids by name, from the stack's UsagePlanIds output. */
 export function awsGatewayKeys(
   stage: Stage,
   usagePlanIds: Readonly<Record<string, string>>,

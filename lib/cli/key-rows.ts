@@ -17,7 +17,6 @@ export function keyRow(record: KeyRecord, nowMs: number) {
 }
 export type KeyRow = ReturnType<typeof keyRow>;
 
-/** One line per key: id, customer, status, expiry (or "never"), created, name. */
 export function keyLines(rows: readonly KeyRow[]): string {
   if (!rows.length) return 'no keys';
   const header = `${'KEY'.padEnd(20)}  ${'CUSTOMER'.padEnd(20)}  ${'STATUS'.padEnd(8)}  ${'EXPIRES'.padEnd(24)}  ${'CREATED'.padEnd(24)}  NAME`;

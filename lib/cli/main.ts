@@ -1,10 +1,7 @@
 /**
- * The admin CLI: `npm run petstore -- <command>`. Manages customers, plans and keys of one environment and shows
- * its usage and the audit trail of those changes, and verifies a running stage, locally by default or on a deployed
- * stack with --aws (where a command that writes needs --stage and reports the account and stack it wrote to). Bad
- * input exits 2 with a clear message and writes nothing; failures to reach DynamoDB, and a `verify` whose checks
- * did not all pass, exit 1. `main` only returns the exit code and prints through the given io, so tests run it
- * in-process; `bin.ts` runs it as a process.
+ * The admin CLI: customers, plans and keys of one environment, their usage and audit trail, and `verify`; locally, or
+ * on a deployed stack with --aws. Bad input exits 2 having written nothing; failures, and a failed `verify`, exit 1.
+ * `main` returns the exit code and prints through the given io, so tests run it in-process.
  */
 import { CustomerNotFound, KeyNotFound } from '../auth/admin-change.js';
 import { isDynamoUnavailable } from '../dynamo/outage.js';
@@ -14,7 +11,7 @@ import { dispatch, USAGE } from './dispatch.js';
 import { stores } from './stores.js';
 import { resolveTarget } from './targets.js';
 
-/** Where the CLI prints. Each call is one line or a block of lines; the io ends it with a newline. */
+/** Each call is one line or a block of lines; the io ends it with a newline. */
 export interface Io {
   out(text: string): void;
   err(text: string): void;
@@ -25,10 +22,8 @@ export const consoleIo: Io = {
   err: (text) => console.error(text),
 };
 
-/** What a command printed, and where it wrote on AWS, if it is a writing command run with --aws. */
 async function run(argv: readonly string[]): Promise<Output & { wrote?: string }> {
   const { command, invocation, aws } = dispatch(argv);
-  // Everything is validated before the first byte goes to DynamoDB.
   const action = command.prepare(invocation);
   const { stage } = invocation;
   const target = await resolveTarget(stage, aws);
@@ -48,7 +43,6 @@ async function run(argv: readonly string[]): Promise<Output & { wrote?: string }
   }
 }
 
-/** Runs one command line (without the `node script` part) and returns the exit code. */
 export async function main(argv: readonly string[], io: Io = consoleIo): Promise<number> {
   const json = argv.includes('--json');
   if (argv.includes('--help') || argv.includes('-h') || argv.length === 0) {

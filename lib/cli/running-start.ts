@@ -1,7 +1,6 @@
 /**
- * Where a running `npm start` can be found: it writes its DynamoDB endpoint and gateway URLs to a small file in its
- * DATA_DIR (`npm-start.json`) and removes it when it stops, so that the CLI reaches it whatever ports it was given.
- * A file whose process is gone (a start killed outright) is ignored.
+ * Where a running `npm start` is: it writes its DynamoDB endpoint and gateway URLs to `npm-start.json` in its DATA_DIR
+ * and removes it on stop, so the CLI finds it on any port. A file whose process is gone is ignored.
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -34,23 +33,13 @@ export function alive(pid: number): boolean {
   }
 }
 
-/** The `npm start` running with this DATA_DIR, if any. */
 export function readRunningStart(dataDir: string): RunningStart | undefined {
-  let text: string;
+  let json: unknown;
   try {
-    text = readFileSync(runningStartFile(dataDir), 'utf8');
+    json = JSON.parse(readFileSync(runningStartFile(dataDir), 'utf8'));
   } catch {
     return undefined;
   }
-  const parsed = v.safeParse(
-    RunningStartSchema,
-    (() => {
-      try {
-        return JSON.parse(text);
-      } catch {
-        return undefined;
-      }
-    })(),
-  );
+  const parsed = v.safeParse(RunningStartSchema, json);
   return parsed.success && alive(parsed.output.pid) ? parsed.output : undefined;
 }

@@ -1,7 +1,4 @@
-/**
- * The stores the commands act through, built over a target's client and table names: the one place that knows
- * how the CLI constructs them.
- */
+/** The stores the commands act through, built over a target's client and table names. */
 import { auditTrail } from '../audit/trail.js';
 import { type AuthAdmin, authAdmin } from '../auth/admin.js';
 import type { Customer } from '../auth/records.js';
@@ -32,7 +29,6 @@ export function stores(target: Target) {
   };
 }
 
-/** Locally the customer record; with --aws API Gateway's keys too, once the stack says where its usage plans are. */
 function gatewayKeysOf(target: Target): GatewayKeys {
   if (!target.deployed) return localGatewayKeys;
   const ids = target.usagePlanIds;
@@ -50,7 +46,6 @@ function gatewayKeysOf(target: Target): GatewayKeys {
 
 export type Stores = ReturnType<typeof stores>;
 
-/** The customer a command acts on, read consistently; a usage error (exit 2) naming it when there is none. */
 export async function existingCustomer(auth: AuthAdmin, customerId: string, stage: string): Promise<Customer> {
   const customer = await auth.getCustomer(customerId);
   if (!customer) throw new UsageError(`no customer "${customerId}" in ${stage}`);

@@ -1,10 +1,8 @@
 /**
- * Where the admin CLI writes, and as whom: the local DynamoDB (DYNAMODB_ENDPOINT, or DynamoDB Local on
- * DYNAMODB_PORT, else the running `npm start`'s) with the local table names, as the OS user; or with --aws a deployed stack, whose table names come
- * from its CloudFormation outputs, as the caller's AWS identity (STS GetCallerIdentity). The actor is what the
- * audit trail records for every change. Also what the stage admits for one customer: its throttle, from cdk.json
- * locally and from the stack's output with --aws. A stage that cdk.json pins to an account or region is only
- * acted on with credentials of that account, in that region.
+ * Where the admin CLI writes, and as whom: the local DynamoDB (DYNAMODB_ENDPOINT, DYNAMODB_PORT, else the running
+ * `npm start`'s) as the OS user; or with --aws a deployed stack, its table names from its outputs, as the caller's AWS
+ * identity. Also what the stage admits for one customer (cdk.json locally, the stack's outputs with --aws). A stage
+ * that cdk.json pins to an account or region is only acted on with credentials of that account, in that region.
  */
 import { userInfo } from 'node:os';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
@@ -21,23 +19,21 @@ import { readRunningStart, runningStartFile } from './running-start.js';
 export interface Target {
   client: DynamoDBClient;
   tables: Record<TableSpec['envVar'], string>;
-  /** Names the target in the message when it cannot be reached. */
+  /** Names the target, and locally how to reach a running `npm start`, when it cannot be reached. */
   where: string;
-  /** Locally: how to point the CLI at a running `npm start`, said when the target cannot be reached. */
   unreachableHint?: string;
-  /** Who the changes are recorded as made by. */
+  /** Who the audit trail records as making the changes. */
   actor: string;
-  /** The stage throttle in requests per second and where that figure comes from, or why it is not known. */
+  /** The stage throttle in requests a second, and where that figure comes from. */
   throttle: { rateLimit: number; source: string } | { unknown: string };
-  /** With --aws: the stack and the account and region it is in. */
+  /** With --aws: the stack, its account and region, and its usage plan ids by name. */
   deployed?: { stack: string; account: string; region: string };
-  /** With --aws: the stage's usage plan ids by name (customers' gateway keys go there), or why they are not known. */
   usagePlanIds?: Record<string, string> | { unknown: string };
-  /** Requests one address may send in 60 s past the web ACL, and where that figure comes from; unknown if not deployed. */
+  /** Requests one address may send in 60 s past the web ACL. */
   addressLimit: { perIp: number; source: string } | { unknown: string };
 }
 
-/** The OS user's name; userInfo throws where the user id has no name (some containers), and then the id stands in. */
+/** userInfo throws where the user id has no name (some containers): the id stands in. */
 function osUser(): string {
   try {
     return userInfo().username;
@@ -57,7 +53,6 @@ async function awsIdentity(): Promise<{ arn: string; account: string }> {
   }
 }
 
-/** `cdkJson`: the file the stage's throttle and pins are read from, the repository's unless a test gives another. */
 export async function resolveTarget(stage: Stage, aws: boolean, cdkJson: URL = CDK_JSON): Promise<Target> {
   if (!aws) {
     // Read only now, after the arguments are checked: a bad variable must not hide a usage error.
@@ -65,6 +60,7 @@ export async function resolveTarget(stage: Stage, aws: boolean, cdkJson: URL = C
     // A running `npm start` says where its DynamoDB is, unless a variable names one.
     const running = local.endpointFrom === 'default' ? readRunningStart(local.dataDir) : undefined;
     const dynamoEndpoint = running?.dynamoEndpoint ?? local.dynamoEndpoint;
+    const settings = cdkJsonStage(stage, cdkJson);
     return {
       client: createDynamoClient(dynamoEndpoint),
       tables: localTableNames(stage, local.tablePrefix),
@@ -76,8 +72,8 @@ export async function resolveTarget(stage: Stage, aws: boolean, cdkJson: URL = C
           ? `no npm start runs with DATA_DIR ${local.dataDir}: start it, or set DATA_DIR to the one it runs with, or DYNAMODB_ENDPOINT / DYNAMODB_PORT to its DynamoDB`
           : 'is `npm start` running? Set DYNAMODB_ENDPOINT or DYNAMODB_PORT to the DynamoDB it runs with, or leave both unset and set DATA_DIR to find it',
       actor: osUser(),
-      throttle: { rateLimit: cdkJsonStage(stage, cdkJson).throttleRateLimit, source: `cdk.json petstore.${stage}.throttleRateLimit` },
-      addressLimit: { perIp: cdkJsonStage(stage, cdkJson).wafRateLimitPerIp, source: `cdk.json petstore.${stage}.wafRateLimitPerIp` },
+      throttle: { rateLimit: settings.throttleRateLimit, source: `cdk.json petstore.${stage}.throttleRateLimit` },
+      addressLimit: { perIp: settings.wafRateLimitPerIp, source: `cdk.json petstore.${stage}.wafRateLimitPerIp` },
     };
   }
   const stackName = STACK_NAMES[stage];
@@ -114,35 +110,31 @@ export async function resolveTarget(stage: Stage, aws: boolean, cdkJson: URL = C
     IDEMPOTENCY_TABLE: tableName('idempotency'),
     AUDIT_TABLE: tableName('audit'),
   };
-  const rate = Number(outputs.get(THROTTLE_RATE_OUTPUT));
-  const throttle =
-    Number.isInteger(rate) && rate > 0
-      ? { rateLimit: rate, source: `output ${THROTTLE_RATE_OUTPUT} of stack ${stackName}` }
-      : { unknown: `stack ${stackName} has no output ${THROTTLE_RATE_OUTPUT}: deploy this version of the stack first` };
-  const perIp = Number(outputs.get(ADDRESS_RATE_OUTPUT));
+  const missing = (key: string) => ({ unknown: `stack ${stackName} has no output ${key}: deploy this version of the stack first` });
+  const figure = (key: string) => {
+    const value = Number(outputs.get(key));
+    return Number.isInteger(value) && value > 0 ? { value, source: `output ${key} of stack ${stackName}` } : undefined;
+  };
+  const rate = figure(THROTTLE_RATE_OUTPUT);
+  const perIp = figure(ADDRESS_RATE_OUTPUT);
   return {
     client: createDynamoClient(),
     tables,
     where: `stack ${stackName}`,
     actor: identity.arn,
-    throttle,
+    throttle: rate ? { rateLimit: rate.value, source: rate.source } : missing(THROTTLE_RATE_OUTPUT),
     deployed: { stack: stackName, account: identity.account, region },
-    usagePlanIds: usagePlanIdsOf(outputs.get(USAGE_PLAN_IDS_OUTPUT), stackName),
-    addressLimit:
-      Number.isInteger(perIp) && perIp > 0
-        ? { perIp, source: `output ${ADDRESS_RATE_OUTPUT} of stack ${stackName}` }
-        : { unknown: `stack ${stackName} has no output ${ADDRESS_RATE_OUTPUT}: deploy this version of the stack first` },
+    usagePlanIds: usagePlanIdsOf(outputs.get(USAGE_PLAN_IDS_OUTPUT)) ?? missing(USAGE_PLAN_IDS_OUTPUT),
+    addressLimit: perIp ? { perIp: perIp.value, source: perIp.source } : missing(ADDRESS_RATE_OUTPUT),
   };
 }
 
-function usagePlanIdsOf(output: string | undefined, stackName: string): Record<string, string> | { unknown: string } {
-  const unknown = { unknown: `stack ${stackName} has no output ${USAGE_PLAN_IDS_OUTPUT}: deploy this version of the stack first` };
-  if (!output) return unknown;
+function usagePlanIdsOf(output: string | undefined): Record<string, string> | undefined {
   try {
-    const parsed: unknown = JSON.parse(output);
-    if (typeof parsed !== 'object' || parsed === null) return unknown;
+    const parsed: unknown = JSON.parse(output ?? '');
+    if (typeof parsed !== 'object' || parsed === null) return undefined;
     return Object.fromEntries(Object.entries(parsed).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
   } catch {
-    return unknown;
+    return undefined;
   }
 }

@@ -1,7 +1,4 @@
-/**
- * `--include-verify` of the listings that leave out `petstore verify`'s temporary customers (`customers list`, the
- * billing export): which customers to show, and the note that says how many were left out.
- */
+/** `--include-verify` of the listings that leave out `verify`'s temporary customers, and the note counting them. */
 import { type Customer, isVerifyCustomer } from '../auth/records.js';
 
 export const INCLUDE_VERIFY = 'include-verify';

@@ -1,9 +1,7 @@
 /**
- * A typed client of the Pet Store API that retries the way the API asks: it waits for Retry-After, backs off
- * with full jitter where there is none, never retries a ban or a request it has to fix, sends one Idempotency-Key
- * per create across all its retries, and waits for quota rather than send a request that is certain to be refused.
- * Built on `fetch` alone (one attempt: transport.ts); answers are checked against the same valibot schemas the
- * server uses.
+ * A typed client of the Pet Store API that retries the way the API asks: Retry-After, else backoff with full jitter;
+ * never a ban or a request to fix; one Idempotency-Key per create across its retries; and it waits for quota rather
+ * than send a request certain to be refused. Answers are checked against the server's own valibot schemas.
  */
 import * as v from 'valibot';
 import { CategorySchema } from '../categories/schema.js';
@@ -126,7 +124,6 @@ export class PetStoreClient {
     }
   }
 
-  /** One attempt, with the rate-limit state told of it while it is in flight and of the headers it brings back. */
   async #attempt(request: Request, signal?: AbortSignal): Promise<Answer> {
     const sending = request.counts ? this.#rateLimit.sending() : undefined;
     try {

@@ -1,7 +1,4 @@
-/**
- * What a caller can set on a client and on a call, and the settings a client runs with once the defaults are
- * filled in.
- */
+/** What a caller can set on a client and on a call, and the settings a client runs with, defaults filled in. */
 import type { BackoffOptions } from './retry-policy.js';
 
 export interface PetStoreClientOptions {
@@ -43,7 +40,6 @@ export interface CreateOptions extends CallOptions {
   idempotencyKey?: string;
 }
 
-/** The options with every default filled in. */
 export type Settings = Required<PetStoreClientOptions>;
 
 export function settingsOf(options: PetStoreClientOptions): Settings {

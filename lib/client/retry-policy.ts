@@ -17,15 +17,13 @@ export interface BackoffOptions {
 const RETRIED_CODES: ReadonlySet<ErrorCode> = new Set(['RATE_LIMIT_EXCEEDED', 'THROTTLED', 'IDEMPOTENCY_IN_PROGRESS']);
 const RETRIED_STATUSES: ReadonlySet<number> = new Set([502, 503, 504]);
 
-/** Whether an answer with this status and code is worth sending again. */
 export function isRetried(status: number, code: ErrorCode): boolean {
   return RETRIED_STATUSES.has(status) || RETRIED_CODES.has(code);
 }
 
-/** Full jitter: uniformly random in [0, min(cap, base × 2^retry)), retry counting from 0. */
 /**
- * The wait is Retry-After when the answer has one; otherwise exponential backoff with full jitter
- * (AWS Architecture Blog, "Exponential Backoff And Jitter"): a random time between 0 and min(cap, base × 2^n).
+ * The wait without a Retry-After: full jitter (AWS Architecture Blog, "Exponential Backoff And Jitter"), uniformly
+ * random in [0, min(cap, base × 2^retry)), retry counting from 0.
  */
 export function backoffMs(retry: number, random: () => number, { baseMs = 200, capMs = 10_000 }: BackoffOptions = {}): number {
   return Math.floor(random() * Math.min(capMs, baseMs * 2 ** retry));

@@ -1,7 +1,6 @@
 /**
- * One attempt over `fetch`: the request with the key and a timeout, the answer's status, headers and JSON body,
- * and what an answer of 400 or more means as a typed error. No retries and no rate-limit bookkeeping: the client
- * does those around it.
+ * One attempt over `fetch`: the request with the key and a timeout, the answer's status, headers and JSON body, and
+ * the typed error of an answer of 400 or more. Retries and rate-limit bookkeeping are the client's.
  */
 import * as v from 'valibot';
 import { type ErrorCode, isErrorCode } from '../http/error-codes.js';
@@ -25,10 +24,7 @@ export interface Answer {
   body: unknown;
 }
 
-/**
- * What went wrong under fetch's own "fetch failed": the innermost cause's message (Node's "connect ECONNREFUSED
- * 127.0.0.1:3000"), with its code where the message does not already hold it.
- */
+/** Under fetch's "fetch failed": the innermost cause's message ("connect ECONNREFUSED …"), with its code. */
 function networkCause(error: unknown): { text: string; code?: string } {
   let inner: unknown = error;
   let code: string | undefined;
@@ -41,7 +37,6 @@ function networkCause(error: unknown): { text: string; code?: string } {
   return { text: code && !message.includes(code) ? `${code}: ${message}` : message, code };
 }
 
-/** Sends the request once; no answer within the attempt's timeout, or none at all, is a PetStoreNetworkError. */
 export async function attempt(settings: Settings, request: Request, signal?: AbortSignal): Promise<Answer> {
   const url = `${settings.baseUrl}${request.path}`;
   const timeout = new AbortController();
@@ -81,7 +76,7 @@ export async function attempt(settings: Settings, request: Request, signal?: Abo
 
 const ErrorBodySchema = v.object({ code: v.string(), message: v.string(), status: v.number() });
 
-/** The code of an answer whose body is not the contract's Error (an intermediary's page): what its status means. */
+/** For a body that is not the contract's Error (an intermediary's page). */
 function codeForStatus(status: number): ErrorCode {
   if (status === 401) return 'UNAUTHORIZED';
   if (status === 404) return 'NOT_FOUND';

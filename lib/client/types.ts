@@ -1,7 +1,6 @@
 /**
- * What the client sends and receives, inferred from the schemas the server checks with, so the two cannot drift
- * apart: NewCategory is what `POST /categories` accepts (the schema's input, before trimming and normalising),
- * Category and RateLimitStatus what the API answers, ErrorCode the contract's closed set.
+ * What the client sends and receives, inferred from the schemas the server checks with, so the two cannot drift:
+ * NewCategory is the schema's input (before trimming and normalising).
  */
 import type * as v from 'valibot';
 import type { CategorySchema, NewCategorySchema } from '../categories/schema.js';

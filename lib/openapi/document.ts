@@ -1,8 +1,7 @@
 /**
- * The OpenAPI 3.1 document of the API, generated from the route definitions (operations, parameters, bodies,
- * answers, stability, deprecation) and the valibot schemas, so it cannot drift from what the gateway routes and
- * the functions check. `npm run openapi` writes it to openapi.json; the local gateway serves it at
- * /v1/openapi.json with its environment's deprecation dates.
+ * The OpenAPI 3.1 document, generated from the route definitions and the valibot schemas, so it cannot drift from
+ * what the gateway routes and the functions check. `npm run openapi` writes openapi.json; the local gateway serves
+ * it at /v1/openapi.json with its environment's deprecation dates.
  */
 
 import { gatewayResponseTypesOf } from '../api-gateway/gateway-responses.js';
@@ -129,13 +128,11 @@ function operationObject(route: Route, overrides: DeprecationOverrides): Json {
   };
 }
 
-/** Which of API Gateway's response types answer with `status` once deployed (lib/api-gateway/gateway-responses.ts). */
 function gatewayTypesNote(status: number): string | undefined {
   const types = gatewayResponseTypesOf(status);
   return types.length ? `Deployed, API Gateway answers with it for ${types.map((type) => `\`${type}\``).join(', ')}.` : undefined;
 }
 
-/** The gateway's answers for the whole API, by status: their components' names. */
 const GATEWAY_ANSWERS: Record<number, string> = {
   400: 'MalformedRequest',
   401: 'Unauthorized',
@@ -152,7 +149,6 @@ function gatewayAnswer(status: number): string {
   return name;
 }
 
-/** The components of the gateway's answers the operations refer to, in the order of their statuses. */
 function gatewayResponses(paths: Record<string, Record<string, Json>>): Record<string, Json> {
   const used = new Set(
     JSON.stringify(paths)

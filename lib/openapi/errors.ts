@@ -1,6 +1,6 @@
 /**
- * How the document explains each error code, and the Error answer of a status that carries one or more codes.
- * Numbers come from their definitions (body limit, category cap), never written again here.
+ * How the document explains each error code, and the Error answer of a status with one or more codes. Numbers come
+ * from their definitions, never written again here.
  */
 
 import { GATEWAY_RESPONSES } from '../api-gateway/gateway-responses.js';
@@ -12,7 +12,6 @@ import { CLAIM_LAPSES_AFTER_SECONDS } from '../idempotency/key.js';
 import { RETRY_AFTER_CODES } from './answers.js';
 import { HEADERS, headerRefs } from './headers.js';
 
-/** A piece of the OpenAPI document. */
 export type Json = Record<string, unknown>;
 
 const BODY_LIMIT = `${MAX_BODY_BYTES / 1024} KiB`;
@@ -93,10 +92,7 @@ export const ERROR_DOCS: Record<ErrorCode, { description: string; example: strin
   },
 };
 
-/**
- * The gateway's answer of a status for the whole API, where the words of its code do not describe it: alone on an
- * operation only the gateway answers with the status, appended where the operation answers it too.
- */
+/** The gateway's answer of a status for the whole API, where the words of its code do not describe it. */
 export const GATEWAY_ANSWER_DOCS: Partial<Record<number, { description: string; example: string }>> = {
   400: {
     description:
@@ -112,7 +108,6 @@ const NOT_FROM_GATEWAY =
 /** What a client should do after any answer of a status, beyond what each code says. */
 const STATUS_ADVICE: Partial<Record<number, string>> = { 429: 'Wait for `Retry-After`, and back off exponentially.' };
 
-/** The codes of a route by status, in ascending order of status. */
 export function byStatus(codes: readonly ErrorCode[]): [number, ErrorCode[]][] {
   const groups = new Map<number, ErrorCode[]>();
   for (const code of codes) groups.set(ERROR_STATUS[code], [...(groups.get(ERROR_STATUS[code]) ?? []), code]);
@@ -120,11 +115,10 @@ export function byStatus(codes: readonly ErrorCode[]): [number, ErrorCode[]][] {
 }
 
 export interface ErrorResponseOptions {
-  /** Said of the status instead of its codes' descriptions, with this example message (the gateway's answers). */
+  /** Said instead of the codes' descriptions, with this example (the gateway's answers). */
   own?: { description: string; example: string };
-  /** Appended to the codes' descriptions. */
   note?: string;
-  /** Headers of `headers` that are not on every answer: those the gateway's answer with this status lacks. */
+  /** Headers the gateway's answer with this status lacks. */
   notAlways?: readonly string[];
 }
 

@@ -1,14 +1,10 @@
-/**
- * JSON Schemas of the document, converted from the valibot schemas the functions check with. Named schemas
- * become components and are referenced wherever a route's body or answer uses them.
- */
+/** JSON Schemas of the document, from the valibot schemas the functions check with; named ones become components. */
 import { type JsonSchema, toJsonSchema, toJsonSchemaDefs } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
 import { CategorySchema, NewCategorySchema } from '../categories/schema.js';
 import { ERROR_CODES } from '../http/error-codes.js';
 import { RateLimitStatusSchema } from '../rate-limit/schema.js';
 
-/** The named schemas, by component name. */
 const COMPONENTS: Record<string, v.GenericSchema> = {
   Category: CategorySchema,
   NewCategory: NewCategorySchema,
@@ -32,10 +28,7 @@ export function jsonSchema(schema: v.GenericSchema, ignoreActions: string[] = []
   return rest;
 }
 
-/**
- * Every error. Open to new optional fields, which are compatible changes (docs/api.md, "Errors"): clients must ignore
- * fields they do not know, so the schema does not forbid them.
- */
+// Open to new optional fields, compatible changes (docs/api.md, "Errors"): clients ignore fields they do not know.
 const ERROR_SCHEMA: JsonSchema = {
   type: 'object',
   description:
@@ -48,10 +41,7 @@ const ERROR_SCHEMA: JsonSchema = {
   },
 };
 
-/**
- * Integers the valibot schemas leave without a format are int64: counts and Unix seconds, which generated clients
- * must not read into 32 bits.
- */
+/** Integers without a format are int64 (counts, Unix seconds), which generated clients must not read into 32 bits. */
 function addIntegerFormats(node: unknown): void {
   if (typeof node !== 'object' || node === null) return;
   if (!Array.isArray(node) && 'type' in node && node.type === 'integer' && !('format' in node)) Object.assign(node, { format: 'int64' });

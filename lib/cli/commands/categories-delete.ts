@@ -1,8 +1,7 @@
 /**
- * `categories delete`: deletes one category by id, or every category one customer created (`--created-by`, which
- * needs `--yes`: without it the command lists what it would delete and exits 2 having written nothing). A deleted
- * category's name is free again, its id is never handed out again, and it no longer counts against the environment's
- * cap nor its creator's allowance. Each deletion is one transaction with its audit record, under the creator.
+ * `categories delete`: one category by id, or every category one customer created (`--created-by`, which without
+ * `--yes` lists what it would delete and exits 2). The name is free again, the id never reused, and the category no
+ * longer counts against the caps. Each deletion is one transaction with its audit record, under the creator.
  */
 import type { StoredCategory } from '../../categories/moderation.js';
 import { CustomerIdSchema, parseReason, parseWith, UsageError } from '../args.js';

@@ -1,10 +1,9 @@
 /**
- * `categories rename`: gives a category another name, by the rules and uniqueness of POST /categories; the old name
- * is free again. Its id, creator and description stay. Audited under its creator.
+ * `categories rename`: another name, by the rules and uniqueness of POST /categories; the old name is free again, the
+ * id, creator and description stay. Audited under the creator.
  */
 
 import { CategoryExists } from '../../categories/errors.js';
-import { nowMs } from '../../clock.js';
 import { parseReason, UsageError } from '../args.js';
 import { auditCustomerOf, parseCategoryId, parseCategoryName } from '../category-rows.js';
 import { defineCommand } from '../command.js';
@@ -28,23 +27,18 @@ export const categoriesRename = defineCommand({
           text: `category ${id} is already named ${JSON.stringify(name)}: nothing changed`,
         };
       }
-      const now = new Date(nowMs());
       try {
-        await categories.rename(seen, name, {
-          now,
-          also: [
-            audit.entry(
-              {
-                action: 'category-rename',
-                customerId: auditCustomerOf(seen),
-                categoryId: id,
-                changes: { name: { from: seen.name, to: name } },
-                ...(reason ? { reason } : {}),
-              },
-              now,
-            ),
-          ],
-        });
+        await categories.rename(
+          seen,
+          name,
+          audit.change({
+            action: 'category-rename',
+            customerId: auditCustomerOf(seen),
+            categoryId: id,
+            changes: { name: { from: seen.name, to: name } },
+            ...(reason ? { reason } : {}),
+          }),
+        );
       } catch (error) {
         if (error instanceof CategoryExists) throw new UsageError(`cannot rename category ${id}: ${error.message}`);
         throw error;

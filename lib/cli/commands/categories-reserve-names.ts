@@ -1,8 +1,7 @@
 /**
- * `categories reserve-names`: the upgrade step for categories stored before names were compared under NFKC_Casefold.
- * Reserves every stored category's name under that rule and reports the names that collide under it (two stored
- * categories that are one name now), merging nothing: an operator resolves each with `categories rename` or
- * `categories delete`, then runs this again, until it reports none. Changes no category, so it is not audited.
+ * `categories reserve-names`, the upgrade step for categories stored before names were compared under NFKC_Casefold:
+ * reserves every stored name under that rule and reports the names two categories now share, merging nothing (an
+ * operator renames or deletes, then runs it again). Changes no category, so it is not audited.
  */
 import type { NameCollision } from '../../categories/moderation.js';
 import { categoryRow } from '../category-rows.js';

@@ -1,11 +1,9 @@
 /**
- * `customers assign-gateway-keys`: the upgrade step of the release that brings usage plans. Every customer without a
- * gateway key (one made before that release) gets one, in its plan's usage plan (lib/usage-plans.ts), audited; with
- * --aws the key is made in API Gateway. Run between the deploy that adds the usage plans and the one that makes every
- * method require the key (docs/deploying.md, "Isolation"); running it again changes nothing.
+ * `customers assign-gateway-keys`, the upgrade step of the release that brings usage plans: every customer without a
+ * gateway key gets one in its plan's usage plan, audited (with --aws made in API Gateway). Run between the deploy that
+ * adds the usage plans and the one that requires the key (docs/deploying.md, "Isolation"); a second run changes nothing.
  */
 import { limitsOf } from '../../auth/records.js';
-import { nowMs } from '../../clock.js';
 import { usagePlanFor } from '../../usage-plans.js';
 import { defineCommand } from '../command.js';
 
@@ -22,16 +20,11 @@ export const customersAssignGatewayKeys = defineCommand({
         if (customer.gatewayKey) continue;
         const usagePlan = usagePlanFor(customer.plan, limitsOf(customer)).name;
         const key = await gateway.place(customer, usagePlan);
-        const now = new Date(nowMs());
-        await auth.assignGatewayKey(customer, key, {
-          now,
-          also: [
-            audit.entry(
-              { action: 'gateway-key', customerId: customer.customerId, changes: { usagePlan: { from: null, to: usagePlan } } },
-              now,
-            ),
-          ],
-        });
+        await auth.assignGatewayKey(
+          customer,
+          key,
+          audit.change({ action: 'gateway-key', customerId: customer.customerId, changes: { usagePlan: { from: null, to: usagePlan } } }),
+        );
         assigned.push({ customerId: customer.customerId, usagePlan });
       }
       return {

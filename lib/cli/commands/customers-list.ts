@@ -1,6 +1,6 @@
 /**
- * `customers list`: every customer with its plan, limits, number of working keys and whether it is suspended; the
- * temporary customers of `verify` runs only with `--include-verify` (marked `verify`), otherwise counted in a note.
+ * `customers list`: every customer with its plan, limits, working keys and state; `verify`'s temporary customers only
+ * with `--include-verify`, otherwise counted in a note.
  */
 import { keyStatus } from '../../auth/key-status.js';
 import { isVerifyCustomer, limitsOf } from '../../auth/records.js';

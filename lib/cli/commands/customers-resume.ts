@@ -1,7 +1,4 @@
-/**
- * `customers resume`: lifts a suspension; the customer's keys work again within the authorizer cache TTL. Audited.
- */
-import { nowMs } from '../../clock.js';
+/** `customers resume`: lifts a suspension; the keys work again within the authorizer cache TTL. Audited. */
 import { CustomerIdSchema, parseWith } from '../args.js';
 import { defineCommand } from '../command.js';
 import { existingCustomer } from '../stores.js';
@@ -22,11 +19,7 @@ export const customersResume = defineCommand({
           text: `customer ${customerId} was not suspended: nothing changed`,
         };
       }
-      const now = new Date(nowMs());
-      await auth.resume(seen, {
-        now,
-        also: [audit.entry({ action: 'resume', customerId, changes: { suspended: { from: true, to: false } } }, now)],
-      });
+      await auth.resume(seen, audit.change({ action: 'resume', customerId, changes: { suspended: { from: true, to: false } } }));
       return {
         json: { customerId, suspended: false, changed: true },
         text: `customer ${customerId} is resumed (${stage}): its keys work again within the authorizer cache TTL`,

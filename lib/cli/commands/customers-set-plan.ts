@@ -1,9 +1,7 @@
 /**
- * `customers set-plan`: creates a customer or changes its plan; Enterprise takes its own two limits. Audited. It
- * sells no limit the stage cannot admit for one customer: its throttle (cdk.json locally, the stack's output with
- * --aws) decides, so a limit above it is refused before anything is written. It gives the customer its gateway key
- * and puts it in the plan's usage plan (lib/usage-plans.ts); an Enterprise limit above what one address may send
- * past the web ACL needs `--allow-listed`, the operator's word that the customer's addresses are allow-listed.
+ * `customers set-plan`: creates a customer or changes its plan (Enterprise with its own limits), audited, and puts its
+ * gateway key in the plan's usage plan. It sells no limit the stage cannot admit for one customer (its throttle), and
+ * an Enterprise limit above what one address may send past the web ACL needs `--allow-listed`.
  */
 import { changed } from '../../audit/trail.js';
 import { limitsOf } from '../../auth/records.js';
@@ -16,11 +14,7 @@ import { CustomerIdSchema, parseLimit, parsePlan, parseWith, UsageError } from '
 import { defineCommand } from '../command.js';
 import type { Target } from '../targets.js';
 
-/**
- * Refuses limits above the smaller of two ceilings, naming it: what the stage's throttle admits for one customer
- * (the message says how to sell more) and what the rate limiter carries. Then, with both in range, a minute's limit
- * above the day's.
- */
+/** Refuses limits above what the stage's throttle admits for one customer or the rate limiter carries, naming which. */
 export function requireCapacity(plan: Plan, limits: Limits, stage: Stage, throttle: Target['throttle']): void {
   if ('unknown' in throttle) throw new Error(`cannot tell what the ${stage} stage admits for one customer: ${throttle.unknown}`);
   const capacity = stageCapacity(throttle.rateLimit);
@@ -50,10 +44,7 @@ export function requireCapacity(plan: Plan, limits: Limits, stage: Stage, thrott
   }
 }
 
-/**
- * An Enterprise limit whose honest traffic from one address (lib/usage-plans.ts) is over the web ACL's per-address
- * limit: refused unless the operator says the customer's egress addresses are allow-listed; the note when they are.
- */
+/** An Enterprise limit over the web ACL's per-address limit: refused unless `--allow-listed`, then noted. */
 export function addressCeilingNote(plan: Plan, limits: Limits, stage: Stage, target: Target, allowListed: boolean): string | undefined {
   if (plan !== 'enterprise') return undefined;
   if ('unknown' in target.addressLimit)

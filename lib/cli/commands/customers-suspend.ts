@@ -1,8 +1,7 @@
 /**
- * `customers suspend`: while a customer is suspended, every one of its keys is refused with 401 saying so (within
- * the authorizer cache TTL); its keys and usage are kept, and work again on `customers resume`. Audited.
+ * `customers suspend`: every key of the customer is refused with 401 saying so (within the authorizer cache TTL);
+ * keys and usage are kept, and work again on `customers resume`. Audited.
  */
-import { nowMs } from '../../clock.js';
 import { CustomerIdSchema, parseReason, parseWith } from '../args.js';
 import { defineCommand } from '../command.js';
 import { existingCustomer } from '../stores.js';
@@ -24,16 +23,11 @@ export const customersSuspend = defineCommand({
           text: `customer ${customerId} was already suspended, since ${seen.suspendedAt}: nothing changed`,
         };
       }
-      const now = new Date(nowMs());
-      const after = await auth.suspend(seen, reason, {
-        now,
-        also: [
-          audit.entry(
-            { action: 'suspend', customerId, changes: { suspended: { from: false, to: true } }, ...(reason ? { reason } : {}) },
-            now,
-          ),
-        ],
-      });
+      const after = await auth.suspend(
+        seen,
+        reason,
+        audit.change({ action: 'suspend', customerId, changes: { suspended: { from: false, to: true } }, ...(reason ? { reason } : {}) }),
+      );
       return {
         json: { customerId, suspended: true, suspendedAt: after.suspendedAt, reason: after.suspendedReason ?? null, changed: true },
         text: `customer ${customerId} is suspended (${stage}): its keys get 401 within the authorizer cache TTL; keys and usage are kept`,

@@ -1,6 +1,6 @@
 /**
- * `keys create`: issues a key for an existing customer and prints it, the only time it is ever shown; optionally one
- * that expires (`--expires-in 90d` or `--expires-at 2026-12-31`). Audited.
+ * `keys create`: issues a key for an existing customer and prints it, the only time it is shown; optionally one that
+ * expires (`--expires-in 90d` or `--expires-at 2026-12-31`). Audited.
  */
 import { nowMs } from '../../clock.js';
 import { CustomerIdSchema, parseKeyName, parseWith, UsageError } from '../args.js';

@@ -18,15 +18,13 @@ export const keysRevoke = defineCommand({
       const now = new Date(nowMs());
       const revokedNow =
         found.status === 'active' &&
-        (await auth.revoke(found, {
-          now,
-          also: [
-            audit.entry(
-              { action: 'key-revoke', customerId: found.customerId, keyId, changes: { status: { from: 'active', to: 'revoked' } } },
-              now,
-            ),
-          ],
-        }));
+        (await auth.revoke(
+          found,
+          audit.change(
+            { action: 'key-revoke', customerId: found.customerId, keyId, changes: { status: { from: 'active', to: 'revoked' } } },
+            now,
+          ),
+        ));
       const record = revokedNow
         ? { ...found, status: 'revoked', revokedAt: now.toISOString() }
         : ((await auth.findKeyById(keyId)) ?? found);

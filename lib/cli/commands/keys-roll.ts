@@ -1,7 +1,6 @@
 /**
- * `keys roll`: a new key for the same customer, shown once as on create; the old key keeps working until the grace
- * period ends (default 24 h, `--grace 0` for none), then is refused as expired. A roll never lengthens the old key's
- * life, and the new key keeps the old one's name unless `--name` says otherwise. Audited.
+ * `keys roll`: a new key for the same customer, shown once; the old one works until the grace period ends (default
+ * 24 h, `--grace 0` for none), never longer than it would have. The new key keeps the old name unless `--name`. Audited.
  */
 
 import { KeyNotFound } from '../../auth/admin-change.js';
@@ -32,7 +31,6 @@ export const keysRoll = defineCommand({
       const customer = await auth.getCustomer(old.customerId);
       if (!customer) throw new UsageError(`key ${keyId} belongs to no customer in ${stage}`);
       const now = new Date(nowMs());
-      // A roll never lengthens the old key's life.
       const graceEnds = new Date(
         Math.min(now.getTime() + graceSeconds * 1000, old.expiresAt ? Date.parse(old.expiresAt) : Number.POSITIVE_INFINITY),
       );

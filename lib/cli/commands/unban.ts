@@ -1,6 +1,6 @@
 /**
- * `unban`: lifts a customer's temporary ban before it runs out. Audited, by a record written right after the unban.
- * A customer not banned is left as it is (the store's writes are conditional on the ban), and nothing is recorded.
+ * `unban`: lifts a customer's temporary ban before it runs out, audited by a record written right after. A customer
+ * not banned is left as it is, and nothing is recorded.
  */
 import { limitsOf } from '../../auth/records.js';
 import { nowMs } from '../../clock.js';

@@ -1,7 +1,6 @@
 /**
- * `usage`: one customer's requests per UTC day (admitted and refused) with its live windows, ban and calls to
- * deprecated operations; or with `--month` every customer's totals for a month, the basis of a bill (`--csv` for a
- * spreadsheet; the temporary customers of `verify` runs only with `--include-verify`). Read without consuming quota.
+ * `usage`: one customer's requests per UTC day with its live windows, ban and deprecated calls; or with `--month` every
+ * customer's totals, the basis of a bill (`--csv`; `verify`'s customers only with `--include-verify`). Spends no quota.
  */
 import { limitsOf } from '../../auth/records.js';
 import { nowMs } from '../../clock.js';
@@ -11,12 +10,8 @@ import { type Action, defineCommand } from '../command.js';
 import { existingCustomer } from '../stores.js';
 import { INCLUDE_VERIFY, withoutVerify } from '../verify-customers.js';
 
-/**
- * Days shown when --from does not say otherwise: the last 30 up to --to (or today), today included, but none before
- * the customer existed: a customer made today shows one day.
- */
+/** Without --from: the last 30 days up to --to (or today), but none before the customer existed. */
 const DEFAULT_DAYS = 30;
-/** The longest range one command shows: ten years of days. */
 const MAX_DAYS = 3_660;
 
 export const usage = defineCommand({
@@ -57,7 +52,6 @@ export const usage = defineCommand({
   },
 });
 
-/** The day a customer was created (its record's createdAt), or undefined if the record says no valid time. */
 function createdDay(createdAt: string): number | undefined {
   const ms = Date.parse(createdAt);
   return Number.isNaN(ms) ? undefined : dayStartOf(Math.floor(ms / 1000));

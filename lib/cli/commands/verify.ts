@@ -1,7 +1,6 @@
 /**
- * `verify`: checks a running stage from outside, as a client would, with a temporary customer and key made for the
- * run and retired after it (lib/cli/verify/). It prints one line per check and `N passed, M failed`, and exits 0
- * only when every check passed. Ctrl-C stops the checks, not the clean-up (a second Ctrl-C stops everything).
+ * `verify`: checks a running stage from outside, as a client, with a temporary customer and key retired after the run
+ * (lib/cli/verify/); exits 0 only when every check passed. Ctrl-C stops the checks, not the clean-up.
  */
 import { defineCommand } from '../command.js';
 import { baseUrlOf, parseBaseUrl } from '../verify/base-url.js';

@@ -1,6 +1,6 @@
 /**
- * Where `verify` sends its requests: `--url` when given; else with --aws the stack's ApiUrl output; else the local
- * gateway of the stage (`npm start`: PORT for production, STAGING_PORT for staging).
+ * Where `verify` sends its requests: `--url`; else with --aws the stack's ApiUrl output; else the stage's local
+ * gateway (PORT for production, STAGING_PORT for staging).
  */
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { localConfig } from '../../config.js';
@@ -11,10 +11,7 @@ import type { Target } from '../targets.js';
 const EXAMPLE = 'https://abc123.execute-api.eu-west-1.amazonaws.com/v1';
 const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
 
-/**
- * `--url`: an http or https URL without credentials, query or fragment, returned without a trailing slash. Plain http
- * only to this machine: the temporary key would otherwise cross the network in clear.
- */
+/** `--url` without a trailing slash; plain http only to this machine, or the temporary key crosses the network in clear. */
 export function parseBaseUrl(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   let url: URL;
@@ -37,7 +34,6 @@ export function parseBaseUrl(value: string | undefined): string | undefined {
   return url.href.replace(/\/+$/, '');
 }
 
-/** The stack's ApiUrl output (it ends in /v1/), read like the table names the target came from. */
 async function stackApiUrl(stack: string): Promise<string> {
   const cloudFormation = new CloudFormationClient({});
   try {

@@ -1,8 +1,6 @@
 /**
- * What a check of `verify` is: a name that stays the same from run to run, and a run against the API that returns
- * what was wrong (nothing when it passed). The checks share one context: the temporary customer's key and limits,
- * and what earlier checks learnt (the category created, the used-up minute), so that each check is one step of a
- * client's session.
+ * What a check of `verify` is: a name that stays the same from run to run, and a run that returns what was wrong. The
+ * checks share one context (the temporary customer, what earlier checks learnt): each is one step of a client's session.
  */
 import type { Limits } from '../../plans.js';
 import type { Stage } from '../../stacks.js';
@@ -11,13 +9,12 @@ import type { Answer, Send } from './http.js';
 export interface VerifyContext {
   send: Send;
   stage: Stage;
-  /** The temporary customer's key, its id and its limits. */
   apiKey: string;
   customerId: string;
   limits: Limits;
   /** Unique to the run; the categories it creates are named after it, so an operator can find them. */
   runName: string;
-  /** Categories the run created (id and name), for the clean-up and the report. */
+  /** Categories the run created, for the clean-up and the report. */
   created: { id: number; name: string }[];
   /** The first answer to the create with an Idempotency-Key, which its replay must repeat. */
   firstCreate?: Answer;
@@ -28,7 +25,6 @@ export interface VerifyContext {
 export interface CheckOutcome {
   /** What was wrong; empty when the check passed. */
   problems: string[];
-  /** What the check found worth showing beside its name (the id of a category created). */
   detail?: string;
 }
 

@@ -1,19 +1,16 @@
 /**
- * What the contract promises of every answer, as `verify` checks it from outside: X-Request-Id, nosniff and the
- * three X-RateLimit headers on every answer; JSON; and for an error, the Error body `{code, message, status}` with
- * `status` equal to the HTTP status and the code the check expects. Each function returns the ways an answer
- * breaks a promise, in words an operator can act on; none means it keeps it.
+ * What the contract promises of every answer, as `verify` checks it from outside: X-Request-Id, nosniff, the three
+ * X-RateLimit headers, JSON, and for an error the Error body. Each function returns the broken promises in an
+ * operator's words; none means the answer keeps them.
  */
 import type { ErrorCode } from '../../http/error-codes.js';
 import type { Answer } from './http.js';
 
-/** How a header is shown in a problem: its value, or that it is missing. */
 export function shown(headers: Headers, name: string): string {
   const value = headers.get(name);
   return value === null ? `${name} is missing` : `${name} is "${value}"`;
 }
 
-/** A header holding a whole number, or undefined (with the problem noted) when it does not. */
 export function wholeNumberHeader(answer: Answer, name: string, problems: string[]): number | undefined {
   const value = answer.headers.get(name);
   if (value === null || !/^\d+$/.test(value)) {
@@ -38,10 +35,8 @@ function everyAnswer(answer: Answer): string[] {
   return problems;
 }
 
-/** The Error body's fields, exactly these. */
 const ERROR_FIELDS = 'code,message,status';
 
-/** What an answer's body says, in a few words, for a problem that reports an unexpected status. */
 export function said(answer: Answer): string {
   const body = answer.body;
   if (typeof body === 'object' && body !== null && 'code' in body && 'message' in body) {
@@ -50,7 +45,6 @@ export function said(answer: Answer): string {
   return answer.text ? ` (body: ${answer.text.slice(0, 80)})` : '';
 }
 
-/** An error answer in the contract's shape, with `code` and its status. */
 export function errorProblems(answer: Answer, status: number, code: ErrorCode): string[] {
   if (answer.status !== status) return [`status ${answer.status}${said(answer)}, expected ${status} ${code}`];
   const problems = everyAnswer(answer);
@@ -72,7 +66,6 @@ export function errorProblems(answer: Answer, status: number, code: ErrorCode): 
   return problems;
 }
 
-/** A success answer with `status` and a JSON body. */
 export function successProblems(answer: Answer, status: number): string[] {
   if (answer.status !== status) return [`status ${answer.status}${said(answer)}, expected ${status}`];
   const problems = everyAnswer(answer);

@@ -1,13 +1,11 @@
 /**
- * How `verify` talks to the API: as any client does, with plain fetch and nothing of the server's code on the way.
- * Every answer is read whole (status, headers, the body as text, and parsed where it is JSON), so a check can say
- * exactly what it got. A request that gets no answer throws an error saying why.
+ * How `verify` talks to the API: as any client, with plain fetch. Every answer is read whole (status, headers, text,
+ * and JSON where it parses), so a check can say exactly what it got; a request that gets no answer throws why.
  */
 
 export interface Answer {
   status: number;
   headers: Headers;
-  /** The body as received. */
   text: string;
   /** The body parsed as JSON; undefined when it is empty or not JSON. */
   body: unknown;
@@ -24,13 +22,9 @@ export interface Request {
 /** Sends one request to a path below the base URL (`/categories`) and reads its answer. */
 export type Send = (path: string, request?: Request) => Promise<Answer>;
 
-/**
- * API Gateway gives up on an integration after 29 seconds and answers itself, so an answer that has not come after
- * 35 seconds is not coming.
- */
+/** API Gateway answers itself after 29 s: an answer not come after 35 s is not coming. */
 const ANSWER_TIMEOUT_MS = 35_000;
 
-/** Why a request got no answer, in a few words: the network's code (ECONNREFUSED, ENOTFOUND) where there is one. */
 function reason(error: unknown): string {
   if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
     return error.name === 'TimeoutError' ? `no answer within ${ANSWER_TIMEOUT_MS / 1000} s` : 'interrupted';
@@ -40,7 +34,6 @@ function reason(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** A `Send` for the API at `baseUrl` (it ends in the stage, `/v1`); `signal` stops every request under way. */
 export function sender(baseUrl: string, signal: AbortSignal): Send {
   return async (path, request = {}) => {
     const url = `${baseUrl}${path}`;

@@ -1,8 +1,7 @@
 /**
- * The checks of `verify` about the temporary customer's quota: the headers of an admitted request, the 429 once its
- * minute is used up, and GET /rate-limit, which reads the windows without spending them. The customer's per-minute
- * limit is small and its day limit out of the checks' reach, so the minute is the window the X-RateLimit headers
- * show, and a few requests use it up.
+ * The checks of `verify` about the temporary customer's quota: an admitted request's headers, the 429 once the minute
+ * is used up, and GET /rate-limit, which spends nothing. The day limit is out of the checks' reach, so the headers
+ * show the minute, and a few requests use it up.
  */
 import * as v from 'valibot';
 import { CategorySchema } from '../../categories/schema.js';
@@ -12,7 +11,6 @@ import type { Check } from './check.js';
 import { errorProblems, retryAfterProblems, said, shown, successProblems, wholeNumberHeader } from './expect.js';
 import type { Answer } from './http.js';
 
-/** Answers with customer data or rate-limit state may not be stored by a cache on the way. */
 function noStoreProblems(answer: Answer): string[] {
   return /\bno-store\b/.test(answer.headers.get('Cache-Control') ?? '')
     ? []
@@ -26,11 +24,7 @@ function windowField(header: string, name: string, field: string): number | unde
   return match ? Number(match[1]) : undefined;
 }
 
-/**
- * The rate-limit headers of an admitted request: X-RateLimit-* describe the minute (the tighter window here) with
- * the customer's limit and a reset on a whole minute; RateLimit-Policy names both windows with the customer's
- * limits, and RateLimit says what is left of each.
- */
+/** X-RateLimit-* describe the minute; RateLimit-Policy names both windows, RateLimit what is left of each. */
 function admittedHeaderProblems(answer: Answer, limits: Limits): string[] {
   const problems: string[] = [];
   const limit = wholeNumberHeader(answer, 'X-RateLimit-Limit', problems);

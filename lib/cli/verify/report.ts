@@ -1,8 +1,6 @@
 /**
- * How a run of `verify` is printed: a line naming the stage, the URL and the temporary customer, one line per
- * check (PASS or FAIL, its name, and what was wrong), and `N passed, M failed`.
- * Check names never change from run to run, so the output can be compared and searched. `--json` prints the checks
- * as an array.
+ * How a run of `verify` is printed: the stage, URL and temporary customer, one line per check (PASS or FAIL, its name,
+ * what was wrong), and `N passed, M failed`. Check names never change, so runs can be compared.
  */
 import type { Output } from '../command.js';
 import type { VerifyRun } from './run.js';

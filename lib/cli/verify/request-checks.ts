@@ -1,7 +1,6 @@
 /**
- * The checks of `verify` that do not depend on the customer's quota: a missing and a bad key, a create with an
- * Idempotency-Key and its replay, a bad body, an unknown path, and the deprecated operations' headers. Each sends
- * what a client would and holds the answer to the contract (expect.ts for what every answer carries).
+ * The checks of `verify` that do not depend on the quota: a missing and a bad key, a create with an Idempotency-Key
+ * and its replay, a bad body, an unknown path, and the deprecated operations' headers.
  */
 import { isDeepStrictEqual } from 'node:util';
 import * as v from 'valibot';
@@ -62,16 +61,19 @@ function createdProblems(answer: Answer, name: string, context: VerifyContext): 
   return { problems, detail: `category ${category.id} "${category.name}"` };
 }
 
+const idempotentCreate = ({ send, apiKey, runName }: VerifyContext) =>
+  send('/categories', {
+    method: 'POST',
+    key: apiKey,
+    headers: { ...JSON_BODY, [IDEMPOTENCY_KEY_HEADER]: runName },
+    body: JSON.stringify({ name: runName, description: 'Made by petstore verify' }),
+  });
+
 export const create: Check = {
   name: 'POST /categories with an Idempotency-Key: 201',
   async run(context) {
-    const { send, apiKey, runName } = context;
-    const answer = await send('/categories', {
-      method: 'POST',
-      key: apiKey,
-      headers: { ...JSON_BODY, [IDEMPOTENCY_KEY_HEADER]: runName },
-      body: JSON.stringify({ name: runName, description: 'Made by petstore verify' }),
-    });
+    const answer = await idempotentCreate(context);
+    const { runName } = context;
     context.firstCreate = answer;
     const outcome = createdProblems(answer, runName, context);
     if (answer.headers.has(REPLAYED_HEADER)) outcome.problems.push(`${shown(answer.headers, REPLAYED_HEADER)} on the first answer`);
@@ -82,13 +84,8 @@ export const create: Check = {
 export const replay: Check = {
   name: 'POST /categories again with that key: replayed, same body',
   async run(context) {
-    const { send, apiKey, runName, firstCreate } = context;
-    const answer = await send('/categories', {
-      method: 'POST',
-      key: apiKey,
-      headers: { ...JSON_BODY, [IDEMPOTENCY_KEY_HEADER]: runName },
-      body: JSON.stringify({ name: runName, description: 'Made by petstore verify' }),
-    });
+    const answer = await idempotentCreate(context);
+    const { firstCreate } = context;
     // A stage that did not remember the first answer may have created the category now.
     remember(answer, context);
     const problems = successProblems(answer, 201);
@@ -141,10 +138,7 @@ function deprecationHeaderProblems(answer: Answer): string[] {
   return problems;
 }
 
-/**
- * One check per deprecated operation of the route table that a GET reaches (path parameters set to 1). Before its
- * sunset it answers as it always did; after, 410 GONE; both with the three headers.
- */
+/** Before its sunset a deprecated operation answers as it always did, after it 410 GONE; both with the three headers. */
 function deprecatedOperation(route: Route): Check {
   return {
     name: `deprecated ${route.method} ${route.path}: Deprecation, Sunset, Link`,

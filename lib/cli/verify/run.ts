@@ -1,8 +1,7 @@
 /**
- * One run of `verify`: the temporary customer, the checks in the order a client's session would make them, and the
- * customer's retirement whatever happened (a check that threw, an interrupted run). The order matters for the
- * quota: the checks that spend a request or two come first, then the one that uses up the minute, then GET
- * /rate-limit, which must answer while the minute is used up.
+ * One run of `verify`: the temporary customer, the checks in a client session's order, and the customer's retirement
+ * whatever happened. For the quota, the checks that spend a request or two come first, then the one that uses up the
+ * minute, then GET /rate-limit, which must answer while it is used up.
  */
 import { nowMs } from '../../clock.js';
 import type { Stage } from '../../stacks.js';
@@ -33,7 +32,6 @@ export interface VerifyRun {
   keyId: string;
   /** The checks, then the retirement of the key and the customer. */
   results: CheckResult[];
-  /** Categories the run created (named after the run); its retirement deletes them. */
   categories: { id: number; name: string }[];
 }
 

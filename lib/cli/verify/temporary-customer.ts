@@ -1,9 +1,7 @@
 /**
- * The customer `verify` checks a stage as: made through the same stores and audit trail as `customers set-plan`
- * and `keys create`, and taken out of service the same way as `keys revoke` and `customers suspend`, so that every
- * change it makes is in the audit trail and none outlives the run. Its id names the run (`verify-<UTC time>-<random>`),
- * which is also the name of the category it creates, so an operator can find both; the customer item says it is
- * verify's (`purpose`), so that `customers list` and the billing export leave it out unless asked.
+ * The customer `verify` checks a stage as, made and retired through the same stores and audit trail as the commands,
+ * so every change is audited and none outlives the run. Its id names the run (`verify-<UTC time>-<random>`), as does
+ * the category it creates; its item says it is verify's (`purpose`), so listings and billing leave it out.
  */
 import { randomBytes } from 'node:crypto';
 import { changed } from '../../audit/trail.js';
@@ -17,16 +15,10 @@ import { deleteCategory } from '../category-deletion.js';
 import type { Stores } from '../stores.js';
 import { type CheckResult, runCheck } from './check.js';
 
-/**
- * Enterprise limits of its own: a minute that a dozen requests use up, and a day that the checks cannot reach
- * (they send fewer than 40 counted requests), so that the X-RateLimit headers show the minute.
- */
+/** A minute a dozen requests use up, a day the checks (fewer than 40 requests) cannot reach. */
 export const TEMPORARY_LIMITS: Limits = { perMinute: 10, perDay: 100 };
 
-/**
- * The key stops working on its own an hour after it is made, should the run be killed before it revokes it (the
- * customer then stays active, with no working key).
- */
+/** Should the run be killed before it revokes the key, the key expires on its own. */
 const KEY_LIFETIME_MS = 60 * 60 * 1000;
 
 const KEY_NAME = 'petstore verify';
@@ -39,7 +31,6 @@ export interface TemporaryCustomer {
   limits: Limits;
 }
 
-/** `verify-20261123T194604Z-3fa9c1`: when, and a random part that keeps two runs of one second apart. */
 export function runName(now: Date): string {
   const stamp = now
     .toISOString()
@@ -56,13 +47,11 @@ export async function createTemporaryCustomer(
   now: Date,
 ): Promise<TemporaryCustomer> {
   const limits = TEMPORARY_LIMITS;
-  // Its requests go through its usage plan, as a customer's do (with --aws a key made in API Gateway; retire deletes it).
   const key = await gateway.place({ customerId }, usagePlanFor('enterprise', limits).name);
   await auth.setPlan(customerId, 'enterprise', limits, {
     now,
     seen: null,
     gateway: key,
-    // Marked as verify's, so that `customers list` and the billing export leave it out.
     purpose: VERIFY_PURPOSE,
     also: [audit.entry({ action: 'plan-change', customerId, changes: changed({}, { plan: 'enterprise', ...limits }) }, now)],
   });
@@ -82,10 +71,11 @@ async function suspend({ auth, audit }: Pick<Stores, 'auth' | 'audit'>, customer
   const seen = await auth.getCustomer(customerId);
   if (!seen) throw new Error(`customer ${customerId} is not there to suspend`);
   if (seen.suspendedAt) return `${customerId}, suspended already`;
-  await auth.suspend(seen, SUSPEND_REASON, {
-    now,
-    also: [audit.entry({ action: 'suspend', customerId, changes: { suspended: { from: false, to: true } }, reason: SUSPEND_REASON }, now)],
-  });
+  await auth.suspend(
+    seen,
+    SUSPEND_REASON,
+    audit.change({ action: 'suspend', customerId, changes: { suspended: { from: false, to: true } }, reason: SUSPEND_REASON }, now),
+  );
   return customerId;
 }
 
@@ -93,19 +83,16 @@ async function revoke({ auth, audit }: Pick<Stores, 'auth' | 'audit'>, keyId: st
   const found = await auth.findKeyById(keyId);
   if (!found) throw new Error(`key ${keyId} is not there to revoke`);
   if (found.status === 'revoked') return `${keyId}, revoked already`;
-  const revoked = await auth.revoke(found, {
-    now,
-    also: [
-      audit.entry(
-        { action: 'key-revoke', customerId: found.customerId, keyId, changes: { status: { from: 'active', to: 'revoked' } } },
-        now,
-      ),
-    ],
-  });
+  const revoked = await auth.revoke(
+    found,
+    audit.change(
+      { action: 'key-revoke', customerId: found.customerId, keyId, changes: { status: { from: 'active', to: 'revoked' } } },
+      now,
+    ),
+  );
   return revoked ? keyId : `${keyId}, revoked meanwhile by someone else`;
 }
 
-/** Deletes the categories the run created (each audited, under the temporary customer); what it did, for the report. */
 async function deleteCreated(stores: Pick<Stores, 'categories' | 'audit'>, created: readonly { id: number }[], runCustomer: string) {
   const deleted: number[] = [];
   for (const { id } of created) {
@@ -119,8 +106,8 @@ async function deleteCreated(stores: Pick<Stores, 'categories' | 'audit'>, creat
 }
 
 /**
- * Revokes the key, deletes the categories the run made and suspends the customer, each audited, whatever the checks did. Each is a check of the run: one
- * that fails leaves something active that an operator must remove, and the run must not pass.
+ * Deletes the gateway key and the run's categories, revokes the key and suspends the customer, whatever the checks
+ * did. Each is a check: one that fails leaves something for an operator to remove, and the run must not pass.
  */
 export async function retire(
   stores: Pick<Stores, 'auth' | 'audit' | 'categories' | 'gateway'>,
