@@ -4,7 +4,7 @@
  * stack turns these tables into gateway responses and the web ACL's custom response, and the local gateway answers
  * from them, so all speak the contract's Error shape with the same words.
  */
-import { UNAVAILABLE_RETRY_AFTER } from '../dynamo/outage.js';
+import { UNAVAILABLE_RETRY_AFTER } from '../dynamo/backoff.js';
 import { BEARER_CHALLENGE, INVALID_TOKEN_CHALLENGE } from '../http/answer-headers.js';
 import type { ErrorCode } from '../http/error-codes.js';
 import { ADDRESS_RATE_WINDOW_SECONDS } from '../usage-plans.js';

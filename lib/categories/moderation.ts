@@ -7,9 +7,17 @@ import { type DynamoDBDocumentClient, GetCommand, paginateQuery } from '@aws-sdk
 import { type ChangeOptions, ConcurrentChange, type TransactItem, transact } from '../auth/admin-change.js';
 import { type RetryPolicy, retrying } from '../dynamo/backoff.js';
 import { getItems } from '../dynamo/batch-get.js';
-import { CategoryExists } from './errors.js';
-import { CATEGORY_PK, COUNTER_KEY, categoryKey, creatorKey, type ItemKey } from './keys.js';
-import { foldedName, foldedReservationKey, legacyReservationKey } from './names.js';
+import {
+  CATEGORY_PK,
+  COUNTER_KEY,
+  categoryKey,
+  creatorKey,
+  foldedName,
+  foldedReservationKey,
+  type ItemKey,
+  legacyReservationKey,
+} from './keys.js';
+import { CategoryExists } from './store.js';
 
 /** A category as stored, with what the API never shows: who created it and when (null: stored before that was kept). */
 export interface StoredCategory {

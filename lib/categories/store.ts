@@ -1,7 +1,8 @@
 /**
  * What createCategory does: one transaction over every item it touches (keys.ts). The counter moves from n to n+1
  * only if the name is free under both reservations, the creator is within its allowance and the category is written:
- * ids are never reused, nothing is half-written, and racing creates pass neither the cap nor an allowance.
+ * ids are never reused, nothing is half-written, and racing creates pass neither the cap nor an allowance. Its
+ * errors are the domain's (`CategoryExists`, …); the HTTP boundary maps each to its code.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
@@ -9,9 +10,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { nowMs } from '../clock.js';
 import { config } from '../config.js';
 import { type RetryPolicy, retrying } from '../dynamo/backoff.js';
-import { CategoryContention, CategoryExists, CategoryLimitReached } from './errors.js';
-import { COUNTER_KEY, categoryKey, creatorKey } from './keys.js';
-import { foldedReservationKey, legacyReservationKey } from './names.js';
+import { COUNTER_KEY, categoryKey, creatorKey, foldedReservationKey, legacyReservationKey } from './keys.js';
 import { CATEGORY_CAP, type Category, type NewCategory } from './schema.js';
 
 class StaleGuess extends Error {}
@@ -176,4 +175,17 @@ export function categoryStore(db: DynamoDBDocumentClient, table: string, options
   }
 
   return { create, prepare };
+}
+
+export class CategoryExists extends Error {
+  override readonly name = 'CategoryExists';
+}
+
+export class CategoryLimitReached extends Error {
+  override readonly name = 'CategoryLimitReached';
+}
+
+/** Creates kept colliding on the id counter past every retry: retryable, like an unavailable store. */
+export class CategoryContention extends Error {
+  override readonly name = 'CategoryContention';
 }

@@ -4,7 +4,7 @@
  * `main` returns the exit code and prints through the given io, so tests run it in-process.
  */
 import { CustomerNotFound, KeyNotFound } from '../auth/admin-change.js';
-import { isDynamoUnavailable } from '../dynamo/outage.js';
+import { isDynamoUnavailable } from '../dynamo/backoff.js';
 import { UsageError } from './args.js';
 import type { Output } from './command.js';
 import { dispatch, USAGE } from './dispatch.js';

@@ -2,10 +2,12 @@
  * Retrying with jittered backoff: the one formula every retry waits by; the SDK's standard strategy with its waits
  * capped by the budget (`budgetRetryStrategy`); and `retrying`, the loop for what the SDK does not retry: a
  * transaction cancelled by a condition or a conflict, a write refused while a transaction holds the item,
- * BatchGetItem's unprocessed keys. Each such loop keeps its own constants beside it, with why.
+ * BatchGetItem's unprocessed keys. Each such loop keeps its own constants beside it, with why. `isDynamoUnavailable`:
+ * which failures mean "try again later" (503 with Retry-After), not a bug (500), once the SDK has retried them.
  */
 import { StandardRetryStrategy } from '@smithy/core/retry';
 import type { RetryErrorInfo, StandardRetryBackoffStrategy, StandardRetryToken } from '@smithy/types';
+import * as v from 'valibot';
 import type { DynamoBudget } from './budget.js';
 
 export interface Backoff {
@@ -92,3 +94,37 @@ class BudgetRetryStrategy extends StandardRetryStrategy {
 export function budgetRetryStrategy(budget: DynamoBudget): StandardRetryStrategy {
   return new BudgetRetryStrategy({ maxAttempts: budget.attempts, backoff: new CappedBackoff(budget.maxBackoffMs) });
 }
+
+const RETRYABLE_NAMES = new Set([
+  'ProvisionedThroughputExceededException',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+  'InternalServerError',
+  'ServiceUnavailable',
+  'TransactionConflictException',
+  'TimeoutError',
+]);
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/** What SDK and network errors carry that tells a passing outage apart; anything else is not one. */
+const FailureSchema = v.looseObject({
+  name: v.optional(v.unknown()),
+  code: v.optional(v.unknown()),
+  $metadata: v.optional(v.looseObject({ httpStatusCode: v.optional(v.unknown()) })),
+  cause: v.optional(v.unknown()),
+  errors: v.optional(v.unknown()),
+});
+
+export function isDynamoUnavailable(error: unknown): boolean {
+  const parsed = v.safeParse(FailureSchema, error);
+  if (!parsed.success) return false;
+  const e = parsed.output;
+  if (typeof e.name === 'string' && RETRYABLE_NAMES.has(e.name)) return true;
+  if (typeof e.code === 'string' && NETWORK_CODES.has(e.code)) return true;
+  if (typeof e.$metadata?.httpStatusCode === 'number' && e.$metadata.httpStatusCode >= 500) return true;
+  if (e.cause !== undefined && isDynamoUnavailable(e.cause)) return true;
+  return Array.isArray(e.errors) && e.errors.some(isDynamoUnavailable);
+}
+
+/** Seconds a client should wait after a 503. */
+export const UNAVAILABLE_RETRY_AFTER = '2';

@@ -2,15 +2,20 @@
  * An operation's Lambda handler from its route: every handler in functions/ is `operation(route, …)`, typed by its
  * route (body, success, a peek route's usage, an idempotent route's runner). Middy keeps the Lambda context on log
  * lines, header names lower-cased, a timeout before Lambda's, and parses a route's body; the rest is pipeline.ts.
+ * `processRateLimiter` is the rate limiter every operation of the process shares.
  */
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { Context } from 'aws-lambda';
 import type { AuthContext } from '../auth/context.js';
+import { config, tableName } from '../config.js';
+import { documentClient } from '../dynamo/client.js';
 import type { IdempotentRunner } from '../idempotency/key.js';
-import { logContext } from '../log.js';
-import type { UsageSnapshot } from '../rate-limit/limiter.js';
-import { processRateLimiter } from '../rate-limit/process-limiter.js';
+import { log, logContext } from '../log.js';
+import { dynamoRateLimiter } from '../rate-limit/dynamo-limiter.js';
+import type { RateLimiter, UsageSnapshot } from '../rate-limit/limiter.js';
+import { refusalCache } from '../rate-limit/refusal-cache.js';
+import { statusMemory } from '../rate-limit/status-memory.js';
 import type { Quota, Route } from '../routes.js';
 import { type RequestInput, requestPath, type Steps } from './pipeline.js';
 import type { ApiEvent, ApiResult } from './response.js';
@@ -90,4 +95,22 @@ export function operation<TQuota extends Quota, TBody, TIdempotent extends boole
     .use({ onError: backstop })
     .use(readBody?.middlewares ?? [])
     .handler(respond);
+}
+
+let limiter: RateLimiter | undefined;
+
+export function processRateLimiter(): RateLimiter {
+  limiter ??= refusalCache(
+    statusMemory(
+      dynamoRateLimiter(documentClient(), tableName('COUNTERS_TABLE'), {
+        banSeconds: config().BAN_SECONDS,
+        usageRetentionDays: config().USAGE_RETENTION_DAYS,
+      }),
+    ),
+    {
+      // Only the timer's write of leftover refusals gets here; they stay pending for the next request's write.
+      onBackgroundError: (error) => log.warn('refusals not yet counted toward the ban: the write failed', { error }),
+    },
+  );
+  return limiter;
 }

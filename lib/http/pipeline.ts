@@ -6,15 +6,17 @@
  */
 import type middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import type { AuthContext } from '../auth/context.js';
+import * as v from 'valibot';
+import { authorizationValues, REPEATED_AUTHORIZATION_MESSAGE } from '../auth/authorization-header.js';
+import { type AuthContext, AuthContextSchema } from '../auth/context.js';
 import type { IdempotentRunner } from '../idempotency/key.js';
 import type { RateLimiter, UsageSnapshot } from '../rate-limit/limiter.js';
-import type { Route } from '../routes.js';
-import { callerOf } from './caller.js';
+import type { ParamsSchema, Route } from '../routes.js';
+import { BEARER_CHALLENGE, INVALID_TOKEN_CHALLENGE } from './answer-headers.js';
 import { admit, type Decision } from './decision.js';
+import { HttpError } from './error-codes.js';
 import { type Ending, finish } from './finish.js';
 import type { BodyStep, RequestBody } from './json-body.js';
-import { pathParams } from './path-params.js';
 import type { ApiEvent, ApiResult, Result } from './response.js';
 import { deprecatedCall } from './stability.js';
 import { errorAnswer } from './to-http-error.js';
@@ -152,4 +154,25 @@ export function requestPath(route: Route, steps: Steps, limiter: RateLimiter) {
 
   // Middy calls a handler with a third argument of its own.
   return { respond: (event: ApiEvent, context: Context) => respond(event, context), backstop };
+}
+
+export function pathParams(schema: ParamsSchema, event: ApiEvent): Record<string, string> {
+  // A missing parameter is an empty one: the route would not have matched without it.
+  const given = Object.fromEntries(Object.keys(schema.entries).map((name) => [name, event.pathParameters?.[name] ?? '']));
+  const result = v.safeParse(schema, given);
+  if (!result.success) throw new HttpError('VALIDATION_FAILED', result.issues[0]?.message ?? 'A path parameter is not valid');
+  return result.output;
+}
+
+export function callerOf(event: ApiEvent): AuthContext {
+  if (authorizationValues(event.headers, event.multiValueHeaders).length > 1) {
+    throw new HttpError('UNAUTHORIZED', REPEATED_AUTHORIZATION_MESSAGE, { 'WWW-Authenticate': INVALID_TOKEN_CHALLENGE });
+  }
+  const parsed = v.safeParse(AuthContextSchema, event.requestContext?.authorizer);
+  if (!parsed.success) {
+    throw new HttpError('UNAUTHORIZED', 'The request carries no valid API key: send Authorization: Bearer <API key>', {
+      'WWW-Authenticate': BEARER_CHALLENGE,
+    });
+  }
+  return parsed.output;
 }

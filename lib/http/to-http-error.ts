@@ -4,14 +4,14 @@
  * refusals into HttpErrors. Internals never leak: anything unknown becomes INTERNAL_ERROR, logged with the request
  * id. Other modules' errors are recognised by name, not by class, so that this module imports none of them.
  */
-import { isDynamoUnavailable, UNAVAILABLE_RETRY_AFTER } from '../dynamo/outage.js';
+import { isDynamoUnavailable, UNAVAILABLE_RETRY_AFTER } from '../dynamo/backoff.js';
 import { log } from '../log.js';
 import { type ErrorCode, HttpError } from './error-codes.js';
 import type { Result } from './response.js';
 
 const UNAVAILABLE_MESSAGE = 'The service is temporarily unavailable; retry after the time in Retry-After';
 /**
- * The domain's errors (lib/categories/errors.ts), by name, so that a function that never
+ * The domain's errors (lib/categories/store.ts), by name, so that a function that never
  * throws them does not carry their module.
  */
 const DOMAIN_ERRORS: Readonly<Record<string, { code: ErrorCode; headers?: Record<string, string> }>> = {

@@ -1,7 +1,8 @@
 /**
  * How a customer's counters are stored: one item per customer (per shard, shards.ts) whose attribute names carry the
  * window they count, so counting is one write that never has to "roll a window over". All names of the encoding
- * live here; the limiter and the ban logic speak in windows and refusals.
+ * live here; the limiter and the ban logic speak in windows and refusals. `staleNameMemory` keeps, per item, the
+ * ended windows' names that the item's next admitting write removes in passing.
  */
 import { ConditionalCheckFailedException, TransactionConflictException } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
@@ -142,3 +143,33 @@ const WHILE_A_MOVE_HOLDS_THE_ITEM: RetryPolicy = { attempts: 8, baseMs: 5, capMs
 export function retryingConflicts<T>(write: () => Promise<T>): Promise<T> {
   return retrying(write, WHILE_A_MOVE_HOLDS_THE_ITEM);
 }
+
+/** Items remembered at most: a burst of customers clears the memory rather than growing it without end. */
+const ITEMS_MAX = 10_000;
+/** Names one write removes at most; more are left for the next write. */
+const REMOVALS_MAX = 16;
+
+/** `retentionDays`: how long the usage history keeps a day; a day count older than that is stale too. */
+export function staleNameMemory(retentionDays: number) {
+  const stale = new Map<string, string[]>();
+
+  return {
+    /** Notes what `item` (counter item `key`, as a write returned or refused it) holds of ended minutes. */
+    note(key: string, item: CounterItem | undefined, minuteStart: number): void {
+      const names = staleMinuteNames(item, minuteStart, retentionDays);
+      if (!names.length) {
+        stale.delete(key);
+        return;
+      }
+      if (stale.size >= ITEMS_MAX) stale.clear();
+      stale.set(key, names.slice(0, REMOVALS_MAX));
+    },
+
+    /** The names the next write to `key` removes. */
+    of(key: string): readonly string[] {
+      return stale.get(key) ?? [];
+    },
+  };
+}
+
+export type StaleNameMemory = ReturnType<typeof staleNameMemory>;

@@ -9,11 +9,10 @@ import { getItems } from '../dynamo/batch-get.js';
 import type { Limits } from '../plans.js';
 import { USAGE_RETENTION_DEFAULT_DAYS } from '../usage/day-counts.js';
 import { type BanOptions, refusals } from './ban.js';
-import { type CounterItem, counterItem, countsOf, type ItemCounts } from './counter-item.js';
+import { type CounterItem, counterItem, countsOf, type ItemCounts, staleNameMemory } from './counter-item.js';
 import { itemAdmission } from './item-admission.js';
 import type { Admission, ConsumeOptions, CounterStore, UsageSnapshot } from './limiter.js';
 import { ITEM_CAPACITY_PER_MINUTE, shardCount, shardKey, shardWalk } from './shards.js';
-import { staleNameMemory } from './stale-names.js';
 import { views, windowStarts } from './windows.js';
 
 export interface DynamoLimiterOptions extends BanOptions {

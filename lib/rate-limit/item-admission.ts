@@ -20,8 +20,8 @@ import {
   removeClause,
   retainUntil,
   retryingConflicts,
+  type StaleNameMemory,
 } from './counter-item.js';
-import type { StaleNameMemory } from './stale-names.js';
 import { windowStarts } from './windows.js';
 
 export interface ItemAdmissionOptions {

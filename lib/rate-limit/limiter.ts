@@ -1,6 +1,6 @@
 /**
  * What a request asks of a rate limiter: admit and count (`consume`), read the windows (`peek`), and whether this
- * instance already knows a refusal. The process's limiter (process-limiter.ts) is status-memory.ts (peek reads) over
+ * instance already knows a refusal. The process's limiter (lib/http/operation.ts) is status-memory.ts (peek reads) over
  * refusal-cache.ts (refusals from memory, batched counts) over dynamo-limiter.ts (the counts, a CounterStore).
  * Lifting a ban is the admin's (unban.ts).
  */

@@ -3,7 +3,10 @@
  * the Unix second at which each starts.
  */
 
-export const DAY_SECONDS = 86_400;
+import { DAY } from '../rate-limit/windows.js';
+
+/** Seconds in a day: the rate limiter's day window. */
+export const DAY_SECONDS = DAY;
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const MONTH = /^(\d{4})-(\d{2})$/;

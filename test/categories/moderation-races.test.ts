@@ -6,10 +6,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { CategoryExists } from '../../lib/categories/errors.js';
+import { foldedName } from '../../lib/categories/keys.js';
 import { categoryModeration } from '../../lib/categories/moderation.js';
-import { foldedName } from '../../lib/categories/names.js';
-import { categoryStore } from '../../lib/categories/store.js';
+import { CategoryExists, categoryStore } from '../../lib/categories/store.js';
 import { createDocumentClient, createDynamoClient } from '../../lib/dynamo/client.js';
 import { categoryIntegrity } from '../support/category-integrity.js';
 import { testDb } from '../support/customers.js';

@@ -4,7 +4,7 @@
  * both never refuses a name the rule allows.
  */
 import { describe, expect, it } from 'vitest';
-import { foldedName, foldedReservationKey, legacyNameKey, legacyReservationKey } from '../../lib/categories/names.js';
+import { foldedName, foldedReservationKey, legacyNameKey, legacyReservationKey } from '../../lib/categories/keys.js';
 
 describe('name reservations', () => {
   it('names equal ignoring case are equal under NFKC_Casefold, for every code point and for words', () => {

@@ -1,7 +1,7 @@
 /**
  * An unban and the instances that remember the ban, on the test's clock and against DynamoDB Local, every call
  * counted: several instances of the process's rate limiter (the refusal cache and the status memory over the store,
- * as lib/rate-limit/process-limiter.ts builds it) over one counters table. No instance answers the ban to a request
+ * as lib/http/operation.ts's processRateLimiter builds it) over one counters table. No instance answers the ban to a request
  * later than BAN_RECHECK_MS after the unban, none flips back to it, and refusals an instance still held from before
  * the unban never count toward a new ban, while refusals made after it still do.
  */

@@ -6,8 +6,14 @@
  * A half-written change (a name reserved without its category, a counter advanced for a refused write) shows here.
  */
 import { type DynamoDBDocumentClient, ScanCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
-import { CREATOR_PREFIX, FOLDED_NAME_PREFIX, HASHED_NAME_PREFIX, LEGACY_NAME_PREFIX } from '../../lib/categories/keys.js';
-import { foldedReservationKey, legacyReservationKey } from '../../lib/categories/names.js';
+import {
+  CREATOR_PREFIX,
+  FOLDED_NAME_PREFIX,
+  foldedReservationKey,
+  HASHED_NAME_PREFIX,
+  LEGACY_NAME_PREFIX,
+  legacyReservationKey,
+} from '../../lib/categories/keys.js';
 
 /** A category as the API shows it. */
 export interface StoredCategory {

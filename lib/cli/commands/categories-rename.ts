@@ -3,7 +3,7 @@
  * id, creator and description stay. Audited under the creator.
  */
 
-import { CategoryExists } from '../../categories/errors.js';
+import { CategoryExists } from '../../categories/store.js';
 import { parseReason, UsageError } from '../args.js';
 import { auditCustomerOf, parseCategoryId, parseCategoryName } from '../category-rows.js';
 import { defineCommand } from '../command.js';
