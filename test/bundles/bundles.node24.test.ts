@@ -16,8 +16,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorizerEvent, type ProxyEventInput } from '../../infra/local/events.js';
@@ -28,7 +27,7 @@ import { synthApp } from '../infra/synth-app.js';
 import { type Answer, answerOfResult, successBody } from '../support/answer.js';
 import { readTemplate, resourcesOfType } from '../support/cloudformation.js';
 import { contractViolations } from '../support/contract-answer.js';
-import { makeCustomer, type TestCustomer } from '../support/customers.js';
+import { makeCustomer, type TestCustomer, testDb } from '../support/customers.js';
 import { deployedVariables } from '../support/deployed-variables.js';
 import { proxyEvent } from '../support/events.js';
 import { NODE24_VERSION, node24 } from '../support/node24.js';
@@ -314,15 +313,13 @@ describe(`the synthesized bundles on Node.js ${NODE24_VERSION} against DynamoDB 
     const today = Math.floor(Date.now() / 86_400_000) * 86_400;
     const finished = today - 3 * 86_400;
     const customerId = `sweep-${Math.random().toString(36).slice(2, 10)}`;
-    const db = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT, region: 'eu-west-1' }));
-    await db.send(new PutCommand({ TableName: table, Item: { customerId, [`d${finished}`]: 9, expiresAt: today + 400 * 86_400 } }));
+    await testDb.send(new PutCommand({ TableName: table, Item: { customerId, [`d${finished}`]: 9, expiresAt: today + 400 * 86_400 } }));
     const [run] = await invokeBundle('usageSweep', [{ source: 'aws.events', 'detail-type': 'Scheduled Event', detail: {} }]);
     expect(run).toMatchObject({ finished: true, left: 0 });
     const month = new Date(finished * 1000).toISOString().slice(0, 7);
     const day = new Date(finished * 1000).toISOString().slice(8, 10);
-    const { Item } = await db.send(new GetCommand({ TableName: table, Key: { customerId: `usage#${customerId}#${month}` } }));
+    const { Item } = await testDb.send(new GetCommand({ TableName: table, Key: { customerId: `usage#${customerId}#${month}` } }));
     expect(Item?.[`a${day}`]).toBe(9);
-    db.destroy();
   });
 
   it('authorizer: Allow with the customer, plan and limits for a key; Deny with the reason for others', async () => {
