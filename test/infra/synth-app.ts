@@ -1,8 +1,8 @@
 /**
- * The CDK app synthesized once per test file, in-process, from cdk.json's context plus a few overrides. Bundling
- * is skipped with CDK's own `aws:cdk:bundling-stacks` context (what `cdk synth --exclusively` uses): every
- * NodejsFunction then points at a stub asset instead of running esbuild, and the templates are otherwise those
- * `npm run synth` produces. The real bundles are checked by synth.cli.test.ts.
+ * The CDK app synthesized in-process from cdk.json's context plus a few overrides, once per context per process:
+ * test/infra runs unisolated (vitest.config.ts), so its files share one synth. Bundling is skipped with CDK's own
+ * `aws:cdk:bundling-stacks` context (what `cdk synth --exclusively` uses): every NodejsFunction then points at a
+ * stub asset, and the templates are otherwise those `npm run synth` produces. Templates are handed out as copies.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -40,7 +40,21 @@ export const TEST_OVERRIDES = {
   'petstore:production:alarmEmail': 'oncall@example.com',
 } as const;
 
-export function synthApp(extraContext: Record<string, unknown> = {}) {
+type SynthesizedApp = ReturnType<typeof synthesize>;
+const synthesized = new Map<string, SynthesizedApp>();
+
+/** The app with these context values over cdk.json's and TEST_OVERRIDES; the same object for the same context. */
+export function synthApp(extraContext: Record<string, unknown> = {}): SynthesizedApp {
+  const key = JSON.stringify(extraContext);
+  let app = synthesized.get(key);
+  if (!app) {
+    app = synthesize(extraContext);
+    synthesized.set(key, app);
+  }
+  return app;
+}
+
+function synthesize(extraContext: Record<string, unknown>) {
   const built = buildApp({
     outdir: mkdtempSync(path.join(tmpdir(), 'petstore-cdk-')),
     context: {
@@ -57,8 +71,8 @@ export function synthApp(extraContext: Record<string, unknown> = {}) {
     ...built,
     assembly,
     artifact,
-    template: (stage: Stage) => Template.fromJSON(artifact(stage).template),
-    /** The stage's template as JSON, read through the schema of test/support/cloudformation.ts. */
-    json: (stage: Stage): TemplateJson => readTemplate(artifact(stage).template),
+    template: (stage: Stage) => Template.fromJSON(structuredClone(artifact(stage).template)),
+    /** A copy of the stage's template, read through the schema of test/support/cloudformation.ts. */
+    json: (stage: Stage): TemplateJson => readTemplate(structuredClone(artifact(stage).template)),
   };
 }
