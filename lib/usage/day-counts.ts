@@ -1,9 +1,11 @@
 /**
  * A day's counts while they are still on a live counter item: the usage history owns their names (`d<dayStart>`
  * admitted, `x<dayStart>` refused for a used-up window), and the rate limiter writes them with the writes it makes
- * anyway. Once a day is final, day-move.ts moves its counts to the customer's history item.
+ * anyway. Once a day is final, the usage sweep (day-sweep.ts) moves its counts to the customer's history item.
  */
-import { DAY } from '../rate-limit/windows.js';
+
+/** Seconds in a UTC day. */
+export const DAY_SECONDS = 86_400;
 
 /** Days a day's totals are kept by default (USAGE_RETENTION_DAYS): the TTL of the counter items and the history. */
 export const USAGE_RETENTION_DEFAULT_DAYS = 400;
@@ -21,7 +23,7 @@ const DAY_COUNT_NAME = /^([dx])(\d+)$/;
 
 /** The TTL (Unix seconds) of what holds the totals of the day starting at `dayStart`: `retentionDays` after it ends. */
 export function retainUntil(dayStart: number, retentionDays: number): number {
-  return dayStart + (retentionDays + 1) * DAY;
+  return dayStart + (retentionDays + 1) * DAY_SECONDS;
 }
 
 /** One day count on a counter item: `d…` (admitted) or `x…` (refused). */
@@ -48,5 +50,5 @@ export function dayCounts(item: Record<string, unknown> | undefined): DayCount[]
  * the same reappears under its name and is moved again, so nothing is lost or counted twice.
  */
 export function finishedDays(item: Record<string, unknown> | undefined, dayStart: number): DayCount[] {
-  return dayCounts(item).filter((count) => count.dayStart < dayStart - DAY);
+  return dayCounts(item).filter((count) => count.dayStart < dayStart - DAY_SECONDS);
 }

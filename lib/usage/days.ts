@@ -3,10 +3,9 @@
  * the Unix second at which each starts.
  */
 
-import { DAY } from '../rate-limit/windows.js';
+import { DAY_SECONDS } from './day-counts.js';
 
-/** Seconds in a day: the rate limiter's day window. */
-export const DAY_SECONDS = DAY;
+export { DAY_SECONDS };
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const MONTH = /^(\d{4})-(\d{2})$/;

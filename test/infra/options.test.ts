@@ -43,10 +43,14 @@ describe('a stack with a custom domain and reserved concurrency', () => {
     expect(certificateRules(template)).toBeUndefined();
   });
 
-  it('reserves the configured concurrency for every function, the authorizer included', () => {
-    const functions = Object.values(template.findResources('AWS::Lambda::Function'));
-    expect(functions.length).toBeGreaterThan(1);
-    for (const fn of functions) expect(fn.Properties.ReservedConcurrentExecutions).toBe(25);
+  it("reserves the configured concurrency for every function that serves the API, the authorizer included; the hourly usage sweep holds none of the account's pool", () => {
+    const functions = Object.entries(template.findResources('AWS::Lambda::Function'));
+    const sweep = functions.filter(([id]) => id.startsWith('UsageSweepFunction'));
+    expect(sweep).toHaveLength(1);
+    expect(sweep[0]?.[1].Properties.ReservedConcurrentExecutions).toBeUndefined();
+    const api = functions.filter(([id]) => !id.startsWith('UsageSweepFunction'));
+    expect(api.length).toBeGreaterThan(1);
+    for (const [, fn] of api) expect(fn.Properties.ReservedConcurrentExecutions).toBe(25);
   });
 });
 

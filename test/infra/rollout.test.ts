@@ -41,10 +41,14 @@ const ref = (logicalId: string) => ({ Ref: logicalId });
 
 /** Every function of a stage with its name (the construct id the deployment groups are named after). */
 const functionsOf = (stage: Stage) => app.stacks[stage].api.allFunctions.map((fn) => ({ name: fn.node.id, fn }));
+/** The Lambda permissions API Gateway holds; the usage sweep's schedule holds the only other one (usage-sweep.test.ts). */
+const gatewayPermissions = (stage: Stage) =>
+  ofType(stage, 'AWS::Lambda::Permission').filter(([, p]) => p.Properties?.Principal === 'apigateway.amazonaws.com');
 
 describe.each(STAGES)('the %s stack', (stage) => {
-  it('has one function per route plus the authorizer, each with a live alias on its current version', () => {
-    const functions = functionsOf(stage);
+  it('has one function per route plus the authorizer and the usage sweep, each with a live alias on its current version', () => {
+    const sweep = app.stacks[stage].usageSweep.handlerFunction;
+    const functions = [...functionsOf(stage), { name: sweep.node.id, fn: sweep }];
     expect(functions.map((f) => f.name)).toContain('Authorizer');
     expect(ofType(stage, 'AWS::Lambda::Function')).toHaveLength(functions.length);
     expect(ofType(stage, 'AWS::Lambda::Alias')).toHaveLength(functions.length);
@@ -93,9 +97,12 @@ describe.each(STAGES)('the %s stack', (stage) => {
   });
 
   it('lets API Gateway invoke the aliases only: one permission per method and one for the authorizer, none on a function', () => {
+    const sweepAlias = logicalIdOf(stage, app.stacks[stage].usageSweep.handlerFunction.live);
     const aliasIds = new Set(ofType(stage, 'AWS::Lambda::Alias').map(([id]) => id));
-    const permissions = ofType(stage, 'AWS::Lambda::Permission');
+    aliasIds.delete(sweepAlias);
+    const permissions = gatewayPermissions(stage);
     expect(permissions).toHaveLength(ofType(stage, 'AWS::ApiGateway::Method').length + 1);
+    expect(ofType(stage, 'AWS::Lambda::Permission')).toHaveLength(permissions.length + 1);
     for (const [id, permission] of permissions) {
       expect(permission.Properties?.Principal, id).toBe('apigateway.amazonaws.com');
       expect(permission.Properties?.Action, id).toBe('lambda:InvokeFunction');
@@ -110,7 +117,7 @@ describe.each(STAGES)('the %s stack', (stage) => {
 
   it("scopes each method's permission to its method and path on stage v1, by the stage's name rather than a reference", () => {
     const stageIds = ofType(stage, 'AWS::ApiGateway::Stage').map(([id]) => id);
-    for (const [id, permission] of ofType(stage, 'AWS::Lambda::Permission')) {
+    for (const [id, permission] of gatewayPermissions(stage)) {
       const sourceArn = JSON.stringify(permission.Properties?.SourceArn);
       for (const stageId of stageIds) expect(sourceArn, id).not.toContain(`"${stageId}"`);
     }
@@ -126,7 +133,7 @@ describe.each(STAGES)('the %s stack', (stage) => {
     const deployments = ofType(stage, 'AWS::ApiGateway::Deployment');
     expect(deployments).toHaveLength(1);
     const dependsOn = [deployments[0]?.[1].DependsOn ?? []].flat();
-    const permissionIds = ofType(stage, 'AWS::Lambda::Permission').map(([id]) => id);
+    const permissionIds = gatewayPermissions(stage).map(([id]) => id);
     expect(permissionIds.filter((id) => !dependsOn.includes(id))).toEqual([]);
   });
 
@@ -296,13 +303,14 @@ describe('which deploys publish a new version, and so start a CodeDeploy deploym
     );
   });
 
-  it("a new version of each operation when an operation's setting changes (BAN_SECONDS), and none of the authorizer", () => {
+  it("a new version of each operation when an operation's setting changes (BAN_SECONDS), and none of the authorizer or the usage sweep", () => {
     const changed = stackTemplate('production', { 'petstore:production:banSeconds': '600' });
     const before = idsOfType(base.template, 'AWS::Lambda::Version');
     const after = idsOfType(changed.template, 'AWS::Lambda::Version');
-    const authorizerVersion = (ids: string[]) => ids.filter((id) => id.startsWith('ApiAuthorizerCurrentVersion'));
-    expect(authorizerVersion(after)).toEqual(authorizerVersion(before));
-    expect(after.filter((id) => !before.includes(id))).toHaveLength(after.length - 1);
+    const unchanged = (ids: string[]) => ids.filter((id) => /^(ApiAuthorizer|UsageSweepFunction)CurrentVersion/.test(id));
+    expect(unchanged(after)).toHaveLength(2);
+    expect(unchanged(after)).toEqual(unchanged(before));
+    expect(after.filter((id) => !before.includes(id))).toHaveLength(after.length - 2);
   });
 
   it('none for a change outside the functions (the authorizer cache TTL), which API Gateway applies at once', () => {
