@@ -99,6 +99,11 @@ export function operation<TQuota extends Quota, TBody, TIdempotent extends boole
 
 let limiter: RateLimiter | undefined;
 
+/**
+ * The rate limiter of this process (a Lambda instance, or the local gateway serving every operation), built on first
+ * use and shared by every operation, so what one learned of a refused customer spares the others their DynamoDB
+ * calls: refusal-cache.ts over status-memory.ts over dynamo-limiter.ts.
+ */
 export function processRateLimiter(): RateLimiter {
   limiter ??= refusalCache(
     statusMemory(

@@ -164,6 +164,11 @@ export function pathParams(schema: ParamsSchema, event: ApiEvent): Record<string
   return result.output;
 }
 
+/**
+ * What the authorizer passed, checked: an operation is only reached through it, so a missing or malformed context is
+ * refused rather than trusted. More than one Authorization header is refused too: API Gateway caches the authorizer's
+ * decision by one header value, so an Allow cached for one key could otherwise let a request carrying two through.
+ */
 export function callerOf(event: ApiEvent): AuthContext {
   if (authorizationValues(event.headers, event.multiValueHeaders).length > 1) {
     throw new HttpError('UNAUTHORIZED', REPEATED_AUTHORIZATION_MESSAGE, { 'WWW-Authenticate': INVALID_TOKEN_CHALLENGE });
