@@ -48,7 +48,7 @@ interface Definition<TQuota extends Quota, TBody, TSuccess> {
   readBody?: Steps['readBody'];
 }
 
-/** An idempotent route's handler file hands over its runner: `idempotentRunner(route)` (idempotency.ts). */
+/** An idempotent route's handler file hands over its runner: `idempotentRunner(route)` (lib/idempotency/runner.ts). */
 export interface IdempotentDefinition<TQuota extends Quota, TBody, TSuccess> extends Definition<TQuota, TBody, TSuccess> {
   idempotency: IdempotentRunner;
 }

@@ -12,7 +12,7 @@ import type { ApiEvent, Result } from '../http/response.js';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_MAX, REMEMBERED_SECONDS, REPLAYED_HEADER } from './names.js';
 
 export { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_MAX, REMEMBERED_SECONDS, REPLAYED_HEADER };
-/** Seconds a claim on a key can outlive the request that made it: the function's timeout (see idempotency.ts). */
+/** Seconds a claim on a key can outlive the request that made it: the function's timeout (see runner.ts). */
 export const CLAIM_LAPSES_AFTER_SECONDS = FUNCTION_SETTINGS.operationTimeoutSeconds;
 /** The header's rule in words, for messages and the OpenAPI document. */
 export const IDEMPOTENCY_KEY_RULE = `1 to ${IDEMPOTENCY_KEY_MAX} printable ASCII characters`;

@@ -45,6 +45,7 @@ export interface SweepRun {
 const ATTEMPTS = 3;
 /** A move (and a read) ends after this long; it was applied whole or not at all, and the item is left for later. */
 const CALL_TIMEOUT_MS = 5_000;
+const timedOut = (error: unknown) => error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
 
 interface SweepState {
   /** The start of the UTC day the pass began (Unix seconds). */
@@ -93,7 +94,14 @@ export function daySweep(db: DynamoDBDocumentClient, table: string, options: Day
       const days: DayCount[] = finishedDays(item, today).slice(0, DAYS_PER_MOVE);
       if (!days.length) return { moved, left: false };
       if (wallClock() >= deadline) return { moved, left: true };
-      if (await recordDays(db, table, owner, key, days, retentionDays, AbortSignal.timeout(CALL_TIMEOUT_MS))) {
+      let recorded: boolean;
+      try {
+        recorded = await recordDays(db, table, owner, key, days, retentionDays, AbortSignal.timeout(CALL_TIMEOUT_MS));
+      } catch (error) {
+        if (timedOut(error)) return { moved, left: true };
+        throw error;
+      }
+      if (recorded) {
         moved += days.length;
         const rest: Record<string, unknown> = { ...item };
         for (const count of days) delete rest[count.name];
@@ -101,10 +109,15 @@ export function daySweep(db: DynamoDBDocumentClient, table: string, options: Day
         continue;
       }
       lost++;
-      const read = await db.send(new GetCommand({ TableName: table, Key: { customerId: key }, ConsistentRead: true }), {
-        abortSignal: AbortSignal.timeout(CALL_TIMEOUT_MS),
-      });
-      item = read.Item;
+      try {
+        const read = await db.send(new GetCommand({ TableName: table, Key: { customerId: key }, ConsistentRead: true }), {
+          abortSignal: AbortSignal.timeout(CALL_TIMEOUT_MS),
+        });
+        item = read.Item;
+      } catch (error) {
+        if (timedOut(error)) return { moved, left: true };
+        throw error;
+      }
     }
     return { moved, left: finishedDays(item, today).length > 0 };
   }
@@ -112,7 +125,7 @@ export function daySweep(db: DynamoDBDocumentClient, table: string, options: Day
   return {
     /**
      * One run, begun at `nowMs`, that starts no new work after `deadlineMs` (both Unix milliseconds; the caller
-     * leaves room after the deadline for a move under way, at most CALL_TIMEOUT_MS). A pass begins with the first
+     * leaves room after the deadline for the calls under way: a move and a read of CALL_TIMEOUT_MS each, a Scan, a state write). A pass begins with the first
      * run of a UTC day and goes on, run after run, to the end of the table; the position advances past a page only
      * once all of its items are done, so a page cut short by the deadline is read again by the next run.
      */

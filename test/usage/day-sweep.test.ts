@@ -143,6 +143,26 @@ describe('the usage sweep', () => {
     }
   });
 
+  it('a move that times out leaves its item for a later pass; the run goes on with the others and ends', async () => {
+    await put({ customerId: 'slow', [dayCountName(day(2))]: 4, expiresAt: EXPIRES });
+    await put({ customerId: 'quick', [dayCountName(day(2))]: 5, expiresAt: EXPIRES });
+    const client = createDynamoClient(process.env.DYNAMODB_ENDPOINT);
+    client.middlewareStack.add(
+      (next) => async (args) => {
+        if (JSON.stringify(args.input).includes('"slow"') && 'TransactItems' in args.input) {
+          throw Object.assign(new Error('The operation was aborted due to timeout'), { name: 'TimeoutError' });
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'slowMove' },
+    );
+    const run = await daySweep(createDocumentClient(client), TABLE, { ownerOf: ownerOfKey }).run(RUN_AT, MINUTE_LATER);
+    client.destroy();
+    expect(run).toMatchObject({ finished: true, moved: 1, left: 1 });
+    expect(await get('slow')).toMatchObject({ [dayCountName(day(2))]: 4 });
+    expect((await history.days('quick', day(2), day(2)))[0]?.admitted).toBe(5);
+  });
+
   it('a page cut short by the deadline is read again by the next run, and nothing is moved twice', async () => {
     for (let i = 0; i < 4; i++) await put({ customerId: `cut-${i}`, [dayCountName(day(2))]: 10 + i, expiresAt: EXPIRES });
     let calls = 0;
