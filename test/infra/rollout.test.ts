@@ -4,7 +4,7 @@
  * version in the stage's steps, rolling back when the new version's errors or the API's 5xx rate alarm. Also: which
  * changes publish a new version (and so start a deployment), and the optional warm authorizer.
  */
-import { App, CfnElement, type Stack } from 'aws-cdk-lib';
+import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +14,7 @@ import { DEPLOYMENT_CONFIGS, ROLLOUT_ALARM_THRESHOLDS } from '../../infra/constr
 import { PetStoreStack } from '../../infra/pet-store-stack.js';
 import { STAGES, type Stage } from '../../lib/stacks.js';
 import { type Json, type Resource, readTemplate } from '../support/cloudformation.js';
-import { CDK_JSON_CONTEXT, perStage, synthApp } from './synth-app.js';
+import { CDK_JSON_CONTEXT, logicalIdIn, perStage, synthApp } from './synth-app.js';
 
 let app: ReturnType<typeof synthApp>;
 let resources: Record<Stage, Record<string, Resource>>;
@@ -25,12 +25,6 @@ beforeAll(() => {
 }, 120_000);
 
 const ofType = (stage: Stage, type: string) => Object.entries(resources[stage]).filter(([, r]) => r.Type === type);
-/** The logical id of a construct's CloudFormation resource in `stack`. */
-function logicalIdIn(stack: Stack, construct: IConstruct): string {
-  const child = construct.node.defaultChild;
-  if (!(child instanceof CfnElement)) throw new Error(`${construct.node.path} has no CloudFormation resource`);
-  return stack.getLogicalId(child);
-}
 const logicalIdOf = (stage: Stage, construct: IConstruct) => logicalIdIn(app.stacks[stage], construct);
 const errorAlarmOf = (stage: Stage, name: string) => {
   const alarm = app.stacks[stage].rollout.newVersionErrorAlarms[name];

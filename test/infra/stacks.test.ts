@@ -1,9 +1,3 @@
-/**
- * The synthesized CloudFormation of both environments, read as the contract of issue 5: stage v1, the authorizer
- * on every route, one function per operation with only its tables' actions, tables, gateway responses in the
- * Error shape, stage settings, monitoring, outputs, and a clean cdk-nag report.
- */
-import { CfnElement } from 'aws-cdk-lib';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import * as v from 'valibot';
@@ -25,7 +19,7 @@ import { PLAN_NAMES } from '../../lib/plans.js';
 import { ROUTES } from '../../lib/routes.js';
 import { STACK_NAMES, STAGES, type Stage, TABLE_OUTPUT_KEYS, THROTTLE_RATE_OUTPUT } from '../../lib/stacks.js';
 import { JsonSchema, resourcesOfType, type TemplateJson } from '../support/cloudformation.js';
-import { perStage, synthApp } from './synth-app.js';
+import { logicalIdIn, perStage, synthApp } from './synth-app.js';
 
 let app: ReturnType<typeof synthApp>;
 let templates: Record<Stage, Template>;
@@ -38,11 +32,7 @@ beforeAll(() => {
 }, 120_000);
 
 const resourcesOf = (stage: Stage, type: string) => resourcesOfType(json[stage], type);
-const logicalIdOf = (stage: Stage, construct: IConstruct | undefined): string => {
-  const child = construct?.node.defaultChild;
-  if (!(child instanceof CfnElement)) throw new Error('construct has no CloudFormation resource as its default child');
-  return app.stacks[stage].getLogicalId(child);
-};
+const logicalIdOf = (stage: Stage, construct: IConstruct | undefined) => logicalIdIn(app.stacks[stage], construct);
 const tableLogicalId = (stage: Stage, id: TableId) => logicalIdOf(stage, app.stacks[stage].tables.tables[id]);
 const routes = ROUTES;
 /** An alarm's metric math: the expression, and the metrics it reads. */

@@ -7,8 +7,10 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { CfnElement, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { CloudFormationStackArtifact } from 'aws-cdk-lib/cx-api';
+import type { IConstruct } from 'constructs';
 import * as v from 'valibot';
 import { buildApp } from '../../infra/pet-store-app.js';
 import { STACK_NAMES, type Stage } from '../../lib/stacks.js';
@@ -75,4 +77,11 @@ function synthesize(extraContext: Record<string, unknown>) {
     /** A copy of the stage's template, read through the schema of test/support/cloudformation.ts. */
     json: (stage: Stage): TemplateJson => readTemplate(structuredClone(artifact(stage).template)),
   };
+}
+
+/** The logical id in `stack` of a construct's CloudFormation resource (its default child, or itself). */
+export function logicalIdIn(stack: Stack, construct: IConstruct | undefined): string {
+  const element = construct?.node.defaultChild ?? construct;
+  if (!(element instanceof CfnElement)) throw new Error(`${construct?.node.path} has no CloudFormation resource`);
+  return stack.getLogicalId(element);
 }

@@ -1,16 +1,9 @@
-/**
- * The usage sweep as the synthesized templates deploy it: its function (not a route), run every hour by an
- * EventBridge rule through its live alias, with retries; a role that may only Scan, read and update the counters
- * table; its own log group with the stage's retention; and
- * alarms when it fails or stops running.
- */
-import { CfnElement } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTION_SETTINGS } from '../../lib/function-settings.js';
 import { STAGES, type Stage } from '../../lib/stacks.js';
 import { resourcesOfType, type TemplateJson } from '../support/cloudformation.js';
-import { CDK_JSON_SETTINGS, perStage, synthApp } from './synth-app.js';
+import { CDK_JSON_SETTINGS, logicalIdIn, perStage, synthApp } from './synth-app.js';
 
 let app: ReturnType<typeof synthApp>;
 let json: Record<Stage, TemplateJson>;
@@ -20,11 +13,7 @@ beforeAll(() => {
   json = perStage((stage) => app.json(stage));
 }, 120_000);
 
-const logicalIdOf = (stage: Stage, construct: IConstruct | undefined): string => {
-  const element = construct?.node.defaultChild ?? construct;
-  if (!(element instanceof CfnElement)) throw new Error(`no CloudFormation resource for ${construct?.node.path}`);
-  return app.stacks[stage].getLogicalId(element);
-};
+const logicalIdOf = (stage: Stage, construct: IConstruct | undefined) => logicalIdIn(app.stacks[stage], construct);
 const resourcesOf = (stage: Stage, type: string) => resourcesOfType(json[stage], type);
 const tableId = (stage: Stage, id: string) => logicalIdOf(stage, app.stacks[stage].tables.tables[id as 'counters']);
 
