@@ -88,6 +88,7 @@ import { DynamoDBClient, ${commands.join(', ')} } from '@aws-sdk/client-dynamodb
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 const COMMANDS = { ${commands.join(', ')} };
 const client = new DynamoDBClient({});
+client.middlewareStack.remove('loggerMiddleware');
 DynamoDBDocumentClient.from(client);
 const WAVES = ${JSON.stringify(groups)};
 const REFUSALS = new Set(['ConditionalCheckFailedException', 'TransactionCanceledException']);
