@@ -9,7 +9,7 @@ import type { GatewayResponseType } from '../../lib/api-gateway/gateway-response
 import { localConfig } from '../../lib/config.js';
 import { FUNCTION_SETTINGS } from '../../lib/function-settings.js';
 import { gatewayLog } from '../../lib/log.js';
-import { authorizerEvent } from './events.js';
+import { authorizerEvent, methodArn } from './events.js';
 
 export type AuthorizerHandler = (event: APIGatewayRequestAuthorizerEvent, context: unknown) => Promise<unknown>;
 
@@ -89,13 +89,21 @@ function loadAuthorizer(): Promise<AuthorizerHandler> {
   return handlerPromise;
 }
 
+/** A policy's Resource pattern as a regular expression, compiled once: a cached policy is checked on every request. */
+const resourcePatterns = new Map<string, RegExp>();
+
 function resourceMatches(pattern: string, arn: string): boolean {
-  const regex = new RegExp(
-    `^${pattern
-      .split('*')
-      .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-      .join('.*')}$`,
-  );
+  let regex = resourcePatterns.get(pattern);
+  if (!regex) {
+    regex = new RegExp(
+      `^${pattern
+        .split('*')
+        .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+        .join('.*')}$`,
+    );
+    if (resourcePatterns.size >= 10_000) resourcePatterns.clear();
+    resourcePatterns.set(pattern, regex);
+  }
   return regex.test(arn);
 }
 
@@ -114,11 +122,12 @@ export async function authorize(event: APIGatewayProxyEvent): Promise<AuthOutcom
   const header = Object.entries(event.headers).find(([name]) => name.toLowerCase() === 'authorization')?.[1];
   if (!header) return { allowed: false, response: 'UNAUTHORIZED' };
 
-  const request = authorizerEvent(event);
-  const arn = request.methodArn;
+  const arn = methodArn(event.httpMethod, event.resource);
   const started = Date.now();
   let entry = cache.get(header);
   if (!entry || entry.expires <= Date.now()) {
+    // The authorizer's event is built only when it is invoked: a cached policy answers without it.
+    const request = authorizerEvent(event);
     entry = {
       expires: Date.now() + ttlSeconds * 1000,
       result: loadAuthorizer().then((handler) => invokeAuthorizer(handler, request)),

@@ -40,6 +40,19 @@ const ContextLimits = v.object({
   perDay: v.pipe(v.string(), v.transform(Number)),
 });
 
+/** The usage plan of an authorizer context's plan and limits (its fallback), by those values: the same on most requests. */
+const fallbacks = new Map<string, ReturnType<typeof usagePlanFor> | undefined>();
+
+function fallbackPlan(context: Extract<AuthOutcome, { allowed: true }>['context']): ReturnType<typeof usagePlanFor> | undefined {
+  const id = JSON.stringify([context.plan, context.perMinute, context.perDay]);
+  if (fallbacks.has(id)) return fallbacks.get(id);
+  const limits = v.safeParse(ContextLimits, context);
+  const plan = limits.success ? usagePlanFor(limits.output.plan, limits.output) : undefined;
+  if (fallbacks.size >= 10_000) fallbacks.clear();
+  fallbacks.set(id, plan);
+  return plan;
+}
+
 /** After an Allow: the gateway response that refuses the request (no usage plan key, a throttle), if one does. */
 export async function gatewayRefusal(
   options: LayerOptions,
@@ -50,8 +63,7 @@ export async function gatewayRefusal(
   let usagePlan: ReturnType<typeof usagePlanFor> | undefined;
   // Usage plans apply to methods that require the key; without the requirement API Gateway looks at none.
   if (required) {
-    const limits = v.safeParse(ContextLimits, auth.context);
-    const fallback = limits.success ? usagePlanFor(limits.output.plan, limits.output) : undefined;
+    const fallback = fallbackPlan(auth.context);
     usagePlan =
       auth.usageIdentifierKey && fallback
         ? await usagePlanOfKey(String(auth.context.customerId), auth.usageIdentifierKey, fallback)

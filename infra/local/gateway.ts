@@ -44,7 +44,13 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
+const NO_BODY = Buffer.alloc(0);
+
 async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
+  // Neither Content-Length nor Transfer-Encoding: a request without a body (RFC 9112, 6.3), read without waiting for
+  // the stream's end. Node discards what is left unread of a request once its answer is sent.
+  const { 'content-length': length, 'transfer-encoding': encoding } = req.headers;
+  if (encoding === undefined && (length === undefined || length === '0')) return NO_BODY;
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {

@@ -29,15 +29,31 @@ try {
     },
     host,
   );
-  logRequests(gateway.server, requestLog ?? (process.stdout.isTTY ? 'text' : 'json'), (requestId) => {
-    const customer = customers.get(requestId);
-    customers.delete(requestId);
-    return customer;
-  });
+  // The lines of one turn of the event loop in one write: a write to a file or terminal is a system call each.
+  let lines = '';
+  const flushLines = () => {
+    const text = lines;
+    lines = '';
+    if (text) process.stdout.write(text);
+  };
+  logRequests(
+    gateway.server,
+    requestLog ?? (process.stdout.isTTY ? 'text' : 'json'),
+    (requestId) => {
+      const customer = customers.get(requestId);
+      customers.delete(requestId);
+      return customer;
+    },
+    (line) => {
+      if (!lines) setImmediate(flushLines);
+      lines += line;
+    },
+  );
   process.send?.({ ready: true, url: gateway.url });
   const sweep = startSweepTimer(runUsageSweep);
   const stop = () => {
     sweep.stop();
+    flushLines();
     return gateway.close().then(() => process.exit(0));
   };
   process.on('SIGTERM', stop);
