@@ -84,8 +84,8 @@ const COUNT_NAME = /^([mrdx])(\d+)$/;
  * minute. The previous one stays because another instance whose clock is a moment behind may still count into it.
  * Day counts are moved to the history by the usage sweep (lib/usage/day-sweep.ts); one the sweep never moved goes
  * here once it is older than the history would keep it (`retentionDays`), so an item stays bounded if the sweep stops.
- * One pass over the names, run on every admission: 2 to 3 µs where a pass that listed the day counts first took
- * about 25 (docs/performance.md).
+ * One pass over the names, on every admission: for an item of 8 attributes, 4.1 to 6.4 µs a call where listing the
+ * day counts first took 8.3 to 9.4 (medians of 3 processes each, 200,000 calls, taken in turn, machine load 30).
  */
 export function staleMinuteNames(item: CounterItem | undefined, minuteStart: number, retentionDays: number): string[] {
   if (!item) return [];

@@ -1,0 +1,115 @@
+/**
+ * The end-to-end load of load.ts, for working on the local gateway: the gateway of two trees and the minimal server,
+ * in turns, several rounds, against one DynamoDB Local; prints each server's requests a second and CPU per request
+ * (median of the rounds, and every round). `npx tsx test/bench/load-compare.ts <treeA> <treeB> [rounds] [seconds]`;
+ * LOAD_PROFILE=<dir> runs each gateway with --cpu-prof into that directory; LOAD_STUB=1 measures the gateways' own
+ * layers alone (gateway-stub-server.ts).
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import autocannon from 'autocannon';
+import { freePort, startDynamoLocal } from '../../infra/local/dynamodb-local.js';
+import { ensureTables } from '../../infra/local/tables.js';
+import { CATEGORY_CAP } from '../../lib/categories/limits.js';
+import { createDynamoClient } from '../../lib/dynamo/client.js';
+import { localTableNames } from '../../lib/dynamo/tables.js';
+import { percentile } from './dynamo-meter.js';
+
+const [a, b] = [resolve(process.argv[2] ?? '.'), resolve(process.argv[3] ?? '.')];
+const rounds = Number(process.argv[4] ?? 5);
+const seconds = Number(process.argv[5] ?? 5);
+const dynamoLocal = await startDynamoLocal();
+const tables = localTableNames('production', 'loadab-');
+const env: Record<string, string> = {
+  STAGE: 'production',
+  DYNAMODB_ENDPOINT: dynamoLocal.endpoint,
+  LOG_LEVEL: 'WARN',
+  CATEGORY_ALLOWANCE: String(CATEGORY_CAP),
+  ...tables,
+};
+Object.assign(process.env, env);
+await ensureTables(createDynamoClient(dynamoLocal.endpoint), tables);
+const { addCategories, LISTED_CATEGORIES, loadHandlers } = await import('./work.js');
+const { makeCustomer } = await import('../support/customers.js');
+await addCategories(await loadHandlers(), LISTED_CATEGORIES);
+const newKey = async () => (await makeCustomer('enterprise', { perMinute: 30_000, perDay: 1_000_000_000 })).apiKey;
+
+/** As load.ts reads it: utime + stime of the process, from /proc. */
+function cpuMs(pid: number | undefined): number {
+  const stat = `/proc/${pid}/stat`;
+  if (pid === undefined || !existsSync(stat)) return Number.NaN;
+  const text = readFileSync(stat, 'utf8');
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+async function start(
+  name: string,
+  cwd: string,
+  script: string,
+  args: string[] = [],
+): Promise<{ name: string; url: string; child: ChildProcess }> {
+  const port = await freePort();
+  const profile =
+    process.env.LOAD_PROFILE && name !== 'minimal' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.LOAD_PROFILE}/${name}`] : [];
+  const child = fork(resolve(cwd, script), args, {
+    cwd,
+    execArgv: ['--import', 'tsx', ...profile],
+    env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: 'WARN', GATEWAY_THROTTLES: 'off', AUTHORIZER_CACHE_TTL: '60' },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  await new Promise<void>((done, fail) => {
+    child.once('message', () => done());
+    child.once('exit', (code) => fail(new Error(`${name} exited with ${code}`)));
+  });
+  return { name, url: `http://127.0.0.1:${port}/v1/categories`, child };
+}
+
+const cannon = (url: string, apiKey: string, s: number) =>
+  new Promise<autocannon.Result>((done, fail) =>
+    autocannon({ url, duration: s, connections: 16, headers: { authorization: `Bearer ${apiKey}` } }, (error, result) =>
+      error ? fail(error) : done(result),
+    ),
+  );
+
+// LOAD_STUB=1: the gateways alone, their functions answering at once (gateway-stub-server.ts), and no minimal server.
+const stub = process.env.LOAD_STUB === '1';
+const servers = stub
+  ? [
+      await start('A', a, resolve('test/bench/gateway-stub-server.ts'), [a]),
+      await start('B', b, resolve('test/bench/gateway-stub-server.ts'), [b]),
+    ]
+  : [
+      await start('A', a, 'infra/local/serve.ts'),
+      await start('B', b, 'infra/local/serve.ts'),
+      await start('minimal', resolve('.'), 'test/bench/minimal-server.ts'),
+    ];
+const seen = new Map<string, { rps: number[]; cpu: number[] }>(servers.map((s) => [s.name, { rps: [], cpu: [] }]));
+try {
+  for (const server of servers) await cannon(server.url, await newKey(), 3);
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 ? [...servers].reverse() : servers;
+    for (const server of order) {
+      const key = await newKey();
+      const before = cpuMs(server.child.pid);
+      const result = await cannon(server.url, key, seconds);
+      const cpu = cpuMs(server.child.pid) - before;
+      if (result.non2xx || result.errors) throw new Error(`${server.name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+      seen.get(server.name)?.rps.push(Math.round(result.requests.total / seconds));
+      seen.get(server.name)?.cpu.push(Number((cpu / result.requests.total).toFixed(3)));
+      console.error(
+        `round ${round + 1} ${server.name}: ${Math.round(result.requests.total / seconds)} req/s, ${(cpu / result.requests.total).toFixed(3)} ms CPU/request`,
+      );
+    }
+  }
+} finally {
+  // SIGINT: serve.ts stops cleanly, so that --cpu-prof writes its profile.
+  for (const server of servers) server.child.kill('SIGINT');
+  await new Promise((done) => setTimeout(done, 3000));
+  await dynamoLocal.stop();
+}
+console.log(`A = ${a}\nB = ${b}\nserver\treq/s median\tCPU ms/request median\treq/s runs\tCPU runs`);
+for (const [name, { rps, cpu }] of seen)
+  console.log([name, percentile(rps, 50), percentile(cpu, 50), rps.join(','), cpu.join(',')].join('\t'));
+process.exit(0);
