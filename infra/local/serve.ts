@@ -30,6 +30,7 @@ try {
     host,
   );
   // The lines of one turn of the event loop in one write: a write to a file or terminal is a system call each.
+  // 100,000 JSON lines to /dev/null, 16 a write: 0.86 to 1.13 µs of CPU a line against 3.48 to 3.58 (3 runs each).
   let lines = '';
   const flushLines = () => {
     const text = lines;
