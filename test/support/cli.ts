@@ -32,6 +32,20 @@ export async function petstore(...args: string[]): Promise<CliResult> {
   return { code, stdout, stderr };
 }
 
+/**
+ * `main` in this process with `env` laid over its environment for the call, as `petstoreProcess(args, env)` would
+ * see it (an empty value unsets a variable, as it does for the SDK and the configuration).
+ */
+export async function petstoreWith(env: Record<string, string>, args: string[]): Promise<CliResult> {
+  const saved = { ...process.env };
+  Object.assign(process.env, { STAGE: '', ...env });
+  try {
+    return await petstore(...args);
+  } finally {
+    process.env = saved;
+  }
+}
+
 /** `npm run petstore -- …` as a child process, with an operator's environment: STAGE empty. */
 export function petstoreProcess(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   return new Promise((resolve) => {
