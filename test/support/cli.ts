@@ -46,10 +46,15 @@ export async function petstoreWith(env: Record<string, string>, args: string[]):
   }
 }
 
-/** `npm run petstore -- …` as a child process, with an operator's environment: STAGE empty. */
-export function petstoreProcess(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+/**
+ * `npm run petstore -- …` as a child process, with an operator's environment: STAGE empty. `via: 'node'` runs the
+ * script npm would run (lib/cli/bin.ts under tsx) without npm's own start, where the npm path is not what is tested.
+ */
+export function petstoreProcess(args: string[], env: Record<string, string> = {}, via: 'npm' | 'node' = 'npm'): Promise<CliResult> {
   return new Promise((resolve) => {
-    const child = spawn('npm', ['run', '--silent', 'petstore', '--', ...args], {
+    const [command, prefix] =
+      via === 'npm' ? ['npm', ['run', '--silent', 'petstore', '--']] : [process.execPath, ['--import', 'tsx', 'lib/cli/bin.ts']];
+    const child = spawn(command, [...prefix, ...args], {
       env: {
         ...process.env,
         PETSTORE_TABLE_PREFIX: TEST_PREFIX,

@@ -11,7 +11,7 @@ declare module 'vitest' {
 export default async function setup(project: TestProject) {
   // Java's JIT at its first tier only (C1): about half the CPU of a JVM's start, and the run's JVMs are short or
   // mostly idle. Set here, so that the JVMs the tests start (npm start, an outage's own DynamoDB Local) inherit it.
-  if (process.env.C2 !== '1') process.env.JAVA_TOOL_OPTIONS ??= '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC';
+  process.env.JAVA_TOOL_OPTIONS ??= '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC';
   const dynamo = await startDynamoLocal();
   project.provide('dynamoEndpoint', dynamo.endpoint);
   return () => dynamo.stop();
