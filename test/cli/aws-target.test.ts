@@ -3,7 +3,8 @@
  * outputs, every change recorded as made by the caller's AWS identity (STS GetCallerIdentity), no change without
  * an explicit --stage, and every change reported with the account and stack it went to. CloudFormation and STS are
  * a local stand-in answering in their own XML; DynamoDB is this run's DynamoDB Local. The SDK finds all three
- * through the AWS_ENDPOINT_URL_<SERVICE> variables, as it would a VPC endpoint.
+ * through the AWS_ENDPOINT_URL_<SERVICE> variables, as it would a VPC endpoint. One command runs as the process
+ * (`npm run petstore`), the others through the CLI's `main` in this process, with the same environment.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,7 +17,7 @@ import { resolveTarget } from '../../lib/cli/targets.js';
 import { TABLES } from '../../lib/dynamo/tables.js';
 import { ADDRESS_RATE_OUTPUT, STACK_NAMES, TABLE_OUTPUT_KEYS, THROTTLE_RATE_OUTPUT, USAGE_PLAN_IDS_OUTPUT } from '../../lib/stacks.js';
 import { USAGE_PLANS } from '../../lib/usage-plans.js';
-import { petstoreProcess } from '../support/cli.js';
+import { petstoreProcess, petstoreWith } from '../support/cli.js';
 import { listen } from '../support/listen.js';
 
 const CALLER_ARN = 'arn:aws:sts::123456789012:assumed-role/PetStoreOperators/alice';
@@ -78,6 +79,7 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 describe('petstore CLI --aws', () => {
   it("acts on the stack's tables, records the caller's ARN as who made the change, and says where it wrote", async () => {
+    // The first as the process an operator starts; the rest in-process (`main`), with the same environment.
     const plan = await petstoreProcess(['customers', 'set-plan', 'aws-co', 'business', '--aws', '--stage', 'production', '--json'], env);
     expect(JSON.parse(plan.stdout)).toEqual({
       customerId: 'aws-co',
@@ -96,12 +98,12 @@ describe('petstore CLI --aws', () => {
     );
 
     // A plan change moves the same key: out of the old usage plan (a key may be in one per stage), into the new.
-    const moved = await petstoreProcess(['customers', 'set-plan', 'aws-co', 'pro', '--aws', '--stage', 'production', '--json'], env);
+    const moved = await petstoreWith(env, ['customers', 'set-plan', 'aws-co', 'pro', '--aws', '--stage', 'production', '--json']);
     expect(moved.code).toBe(0);
     expect(actions.slice(-2)).toEqual(['DELETE /usageplans/up-business/keys/key-1', 'POST /usageplans/up-pro/keys']);
-    await petstoreProcess(['customers', 'set-plan', 'aws-co', 'business', '--aws', '--stage', 'production'], env);
+    await petstoreWith(env, ['customers', 'set-plan', 'aws-co', 'business', '--aws', '--stage', 'production']);
 
-    const audit = await petstoreProcess(['audit', '--customer', 'aws-co', '--aws', '--json'], env);
+    const audit = await petstoreWith(env, ['audit', '--customer', 'aws-co', '--aws', '--json']);
     expect(audit.stderr).toBe('');
     expect(JSON.parse(audit.stdout)).toEqual(
       expect.arrayContaining([
@@ -121,33 +123,51 @@ describe('petstore CLI --aws', () => {
     ['unban', 'aws-co'],
   ])('refuses to change anything without an explicit --stage (exit 2), before asking AWS anything: %s %s', async (...command) => {
     const before = actions.length;
-    const result = await petstoreProcess([...command, '--aws'], env);
+    const result = await petstoreWith(env, [...command, '--aws']);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/with --aws, ".*" changes a deployed stack: say which with --stage production or --stage staging/);
     expect(actions.length).toBe(before);
   });
 
   it('reads without --stage (production), and says nothing about writing', async () => {
-    const listed = await petstoreProcess(['keys', 'list', 'aws-co', '--aws', '--json'], env);
+    const listed = await petstoreWith(env, ['keys', 'list', 'aws-co', '--aws', '--json']);
     expect(listed.code).toBe(0);
     expect(listed.stderr).toBe('');
   });
 
   it("sells no limit above the deployed stage's throttle × 60 a minute, naming the stack's output (exit 2, nothing written)", async () => {
-    const refused = await petstoreProcess(
-      ['customers', 'set-plan', 'big-co', 'enterprise', '--per-minute', '3001', '--per-day', '100000', '--aws', '--stage', 'production'],
-      env,
-    );
+    const refused = await petstoreWith(env, [
+      'customers',
+      'set-plan',
+      'big-co',
+      'enterprise',
+      '--per-minute',
+      '3001',
+      '--per-day',
+      '100000',
+      '--aws',
+      '--stage',
+      'production',
+    ]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(
       `3000 a minute: its throttle is 50 requests a second (output ${THROTTLE_RATE_OUTPUT} of stack ${STACK_NAMES.production})`,
     );
-    const shown = await petstoreProcess(['customers', 'show', 'big-co', '--aws'], env);
+    const shown = await petstoreWith(env, ['customers', 'show', 'big-co', '--aws']);
     expect(shown.code).toBe(2);
-    const accepted = await petstoreProcess(
-      ['customers', 'set-plan', 'big-co', 'enterprise', '--per-minute', '3000', '--per-day', '100000', '--aws', '--stage', 'production'],
-      env,
-    );
+    const accepted = await petstoreWith(env, [
+      'customers',
+      'set-plan',
+      'big-co',
+      'enterprise',
+      '--per-minute',
+      '3000',
+      '--per-day',
+      '100000',
+      '--aws',
+      '--stage',
+      'production',
+    ]);
     expect(accepted.code).toBe(0);
   });
 
@@ -179,7 +199,7 @@ describe('petstore CLI --aws', () => {
   it('sells nothing to a stack that does not say its throttle (deployed by an earlier version)', async () => {
     throttleOutput = undefined;
     try {
-      const result = await petstoreProcess(['customers', 'set-plan', 'old-co', 'free', '--aws', '--stage', 'production'], env);
+      const result = await petstoreWith(env, ['customers', 'set-plan', 'old-co', 'free', '--aws', '--stage', 'production']);
       expect(result.code).toBe(1);
       expect(result.stderr).toContain(`has no output ${THROTTLE_RATE_OUTPUT}: deploy this version of the stack first`);
     } finally {

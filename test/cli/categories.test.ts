@@ -227,7 +227,7 @@ describe('categories delete', () => {
     const listed = await petstoreProcess(['categories', 'list', '--created-by', bob, '--json']);
     expect(listed.code).toBe(0);
     expect(JSON.parse(listed.stdout).map((r: { name: string }) => r.name)).toContain('Fish');
-    const refused = await petstoreProcess(['categories', 'delete', '--created-by', bob]);
+    const refused = await petstoreProcess(['categories', 'delete', '--created-by', bob], {}, 'node');
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/run again with --yes/);
   });

@@ -263,7 +263,8 @@ describe('petstore CLI as a process (npm run petstore)', () => {
       stdout: `${JSON.stringify({ customerId: 'proc-co', plan: 'pro', perMinute: 300, perDay: 10000, stage: 'production', usagePlan: 'pro' })}\n`,
       stderr: '',
     });
-    const created = await petstoreProcess(['keys', 'create', 'proc-co', '--json']);
+    // The script npm runs, without npm's own start: the npm path is the call above.
+    const created = await petstoreProcess(['keys', 'create', 'proc-co', '--json'], {}, 'node');
     expect(created.code).toBe(0);
     expect(created.stderr).toBe('');
     const { apiKey } = JSON.parse(created.stdout);
@@ -273,7 +274,7 @@ describe('petstore CLI as a process (npm run petstore)', () => {
 
   it('bad input exits 2 with the message and a pointer to --help on stderr, and writes nothing', async () => {
     const before = await tableContents();
-    const result = await petstoreProcess(['customers', 'set-plan', 'proc-co', 'gold']);
+    const result = await petstoreProcess(['customers', 'set-plan', 'proc-co', 'gold'], {}, 'node');
     expect(result).toEqual({
       code: 2,
       stdout: '',
@@ -283,7 +284,7 @@ describe('petstore CLI as a process (npm run petstore)', () => {
   });
 
   it('exits 1 with one line when DynamoDB cannot be reached', async () => {
-    const unreachable = await petstoreProcess(['usage', 'acme'], { DYNAMODB_ENDPOINT: 'http://127.0.0.1:9' });
+    const unreachable = await petstoreProcess(['usage', 'acme'], { DYNAMODB_ENDPOINT: 'http://127.0.0.1:9' }, 'node');
     expect(unreachable.code).toBe(1);
     expect(unreachable.stderr.trim().split('\n')).toEqual([expect.stringMatching(/cannot reach local DynamoDB/)]);
   });

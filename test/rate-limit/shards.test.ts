@@ -147,8 +147,8 @@ describe('a customer counted on several items', () => {
 
 describe('under a per-item write ceiling, as DynamoDB enforces per partition', () => {
   /** The ceiling, scaled down from 1,000 write units a second; items carry the design's share of it. */
-  const X = 20;
-  const capacity = X * ADMISSION_SHARE * 60; // 600 a minute, as 30,000 is to 1,000
+  const X = 10;
+  const capacity = X * ADMISSION_SHARE * 60; // 300 a minute, as 30,000 is to 1,000
   const written = new Map<string, number>();
   let throttled = 0;
   const THROTTLE = 'perItemWriteCeiling';
@@ -210,17 +210,17 @@ describe('under a per-item write ceiling, as DynamoDB enforces per partition', (
   }
 
   it(`a sharded customer driven at 4 × X per second gets exactly its limit, no 503, no throttling; one item alone is throttled`, async () => {
-    // 4,500 a minute on 600-a-minute items: 8 items, each written about 10 times a second at 80 requests a second.
-    const limits = { perMinute: 4_500, perDay: 100_000 };
+    // 2,250 a minute on 300-a-minute items: 8 items, each written about 5 times a second at 40 requests a second.
+    const limits = { perMinute: 2_250, perDay: 100_000 };
     expect(shardCount(limits, capacity)).toBe(8);
     const id = customer('ceiling');
     throttled = 0;
     const statuses = await drive(scaled(capacity), id, limits, 60);
     expect(statuses).toHaveLength(60 * 4 * X);
-    expect(statuses.filter((s) => s === 200)).toHaveLength(4_500);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(2_250);
     expect(statuses.filter((s) => s !== 200 && s !== 429)).toEqual([]);
     expect(throttled).toBe(0);
-    expect(await storedCounts(id, T0)).toMatchObject({ minute: 4_500, items: 8 });
+    expect(await storedCounts(id, T0)).toMatchObject({ minute: 2_250, items: 8 });
 
     // The same rate against a customer whose limit fits one item: that item gets all 4 × X writes a second and
     // DynamoDB throttles it beyond X; after the SDK's retries the API answers 503.

@@ -32,10 +32,29 @@ export async function petstore(...args: string[]): Promise<CliResult> {
   return { code, stdout, stderr };
 }
 
-/** `npm run petstore -- …` as a child process, with an operator's environment: STAGE empty. */
-export function petstoreProcess(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+/**
+ * `main` in this process with `env` laid over its environment for the call, as `petstoreProcess(args, env)` would
+ * see it (an empty value unsets a variable, as it does for the SDK and the configuration).
+ */
+export async function petstoreWith(env: Record<string, string>, args: string[]): Promise<CliResult> {
+  const saved = { ...process.env };
+  Object.assign(process.env, { STAGE: '', ...env });
+  try {
+    return await petstore(...args);
+  } finally {
+    process.env = saved;
+  }
+}
+
+/**
+ * `npm run petstore -- …` as a child process, with an operator's environment: STAGE empty. `via: 'node'` runs the
+ * script npm would run (lib/cli/bin.ts under tsx) without npm's own start, where the npm path is not what is tested.
+ */
+export function petstoreProcess(args: string[], env: Record<string, string> = {}, via: 'npm' | 'node' = 'npm'): Promise<CliResult> {
   return new Promise((resolve) => {
-    const child = spawn('npm', ['run', '--silent', 'petstore', '--', ...args], {
+    const [command, prefix] =
+      via === 'npm' ? ['npm', ['run', '--silent', 'petstore', '--']] : [process.execPath, ['--import', 'tsx', 'lib/cli/bin.ts']];
+    const child = spawn(command, [...prefix, ...args], {
       env: {
         ...process.env,
         PETSTORE_TABLE_PREFIX: TEST_PREFIX,
