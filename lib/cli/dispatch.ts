@@ -1,7 +1,4 @@
-/**
- * From the command line to a command: the list of commands, the usage text, and the checks every command shares.
- * What the operator typed is echoed escaped (`quoted`), never raw.
- */
+/** From the command line to a command: the list of commands, the usage text, and the checks every command shares. */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { quoted } from '../unicode/hidden.js';
 import { parseStage, UsageError } from './args.js';

@@ -1,7 +1,4 @@
-/**
- * Customers' API Gateway keys as the admin CLI keeps them: locally the customer's record is all there is
- * (infra/local/usage-plans.ts); with --aws the key is made in API Gateway and moved between the stage's usage plans.
- */
+/** Customers' API Gateway keys: locally only the customer's record; with --aws made in API Gateway, moved between usage plans. */
 import {
   APIGatewayClient,
   ConflictException,

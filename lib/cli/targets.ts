@@ -1,8 +1,6 @@
 /**
- * Where the admin CLI writes, and as whom: the local DynamoDB (DYNAMODB_ENDPOINT, DYNAMODB_PORT, else the running
- * `npm start`'s) as the OS user; or with --aws a deployed stack, its table names from its outputs, as the caller's AWS
- * identity. Also what the stage admits for one customer (cdk.json locally, the stack's outputs with --aws). A stage
- * that cdk.json pins to an account or region is only acted on with credentials of that account, in that region.
+ * Where the admin CLI writes, and as whom: the local DynamoDB as the OS user, or with --aws a deployed stack (tables
+ * from its outputs) as the caller's AWS identity; and what the stage admits for one customer.
  */
 import { userInfo } from 'node:os';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';

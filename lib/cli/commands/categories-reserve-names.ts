@@ -1,7 +1,6 @@
 /**
- * `categories reserve-names`, the upgrade step for categories stored before names were compared under NFKC_Casefold:
- * reserves every stored name under that rule and reports the names two categories now share, merging nothing (an
- * operator renames or deletes, then runs it again). Changes no category, so it is not audited.
+ * `categories reserve-names`, the upgrade step to names compared under NFKC_Casefold: reserves every stored name and
+ * reports the names two categories share, merging nothing. Changes no category, so it is not audited.
  */
 import type { NameCollision } from '../../categories/moderation.js';
 import { categoryRow } from '../category-rows.js';
@@ -17,9 +16,6 @@ function collisionLine(collision: NameCollision): string {
 export const categoriesReserveNames = defineCommand({
   name: 'categories reserve-names',
   writes: true,
-  synopsis: '',
-  positionals: [0, 0],
-  flags: {},
   prepare({ stage }) {
     return async ({ categories }) => {
       const report = await categories.reserveNames();

@@ -1,7 +1,4 @@
-/**
- * `customers suspend`: every key of the customer is refused with 401 saying so (within the authorizer cache TTL);
- * keys and usage are kept, and work again on `customers resume`. Audited.
- */
+/** `customers suspend`: every key of the customer gets 401 saying so; keys and usage are kept. Audited. */
 import { CustomerIdSchema, parseReason, parseWith } from '../args.js';
 import { defineCommand } from '../command.js';
 import { existingCustomer } from '../stores.js';

@@ -1,12 +1,8 @@
-/**
- * `keys create`: issues a key for an existing customer and prints it, the only time it is shown; optionally one that
- * expires (`--expires-in 90d` or `--expires-at 2026-12-31`). Audited.
- */
+/** `keys create`: issues a key for an existing customer, optionally one that expires, and shows it this once. Audited. */
 import { nowMs } from '../../clock.js';
-import { CustomerIdSchema, parseKeyName, parseWith, UsageError } from '../args.js';
-import { createAuditedKey } from '../audited-key.js';
+import { CustomerIdSchema, parseExpiry, parseKeyName, parseWith, UsageError } from '../args.js';
 import { defineCommand } from '../command.js';
-import { parseExpiry } from '../expiry.js';
+import { createAuditedKey } from '../key-rows.js';
 
 export const keysCreate = defineCommand({
   name: 'keys create',

@@ -1,14 +1,12 @@
 /**
  * `keys roll`: a new key for the same customer, shown once; the old one works until the grace period ends (default
- * 24 h, `--grace 0` for none), never longer than it would have. The new key keeps the old name unless `--name`. Audited.
+ * 24 h), never longer than it would have. Audited.
  */
-
 import { KeyNotFound } from '../../auth/admin-change.js';
 import { keyStatus } from '../../auth/key-status.js';
 import { nowMs } from '../../clock.js';
-import { KeyIdSchema, parseDuration, parseKeyName, parseWith, UsageError } from '../args.js';
+import { KeyIdSchema, parseDuration, parseExpiry, parseKeyName, parseWith, UsageError } from '../args.js';
 import { defineCommand } from '../command.js';
-import { parseExpiry } from '../expiry.js';
 
 const DEFAULT_GRACE_SECONDS = 86_400;
 

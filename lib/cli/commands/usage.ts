@@ -1,6 +1,6 @@
 /**
- * `usage`: one customer's requests per UTC day with its live windows, ban and deprecated calls; or with `--month` every
- * customer's totals, the basis of a bill (`--csv`; `verify`'s customers only with `--include-verify`). Spends no quota.
+ * `usage`: one customer's requests per UTC day with its live windows, ban and deprecated calls; or with `--month`
+ * every customer's totals, the basis of a bill. Spends no quota.
  */
 import { limitsOf } from '../../auth/records.js';
 import { nowMs } from '../../clock.js';

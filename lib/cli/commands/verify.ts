@@ -1,7 +1,4 @@
-/**
- * `verify`: checks a running stage from outside, as a client, with a temporary customer and key retired after the run
- * (lib/cli/verify/); exits 0 only when every check passed. Ctrl-C stops the checks, not the clean-up.
- */
+/** `verify`: checks a running stage as a client; exits 0 only if every check passed; Ctrl-C stops the checks, not the clean-up. */
 import { defineCommand } from '../command.js';
 import { baseUrlOf, parseBaseUrl } from '../verify/base-url.js';
 import { report } from '../verify/report.js';
@@ -10,7 +7,6 @@ import { verifyStage } from '../verify/run.js';
 export const verify = defineCommand({
   name: 'verify',
   synopsis: '--stage production|staging [--url <base URL>]',
-  positionals: [0, 0],
   writes: true,
   flags: { url: 'string' },
   prepare({ flags, stage }) {

@@ -1,7 +1,4 @@
-/**
- * What a check of `verify` is: a name that stays the same from run to run, and a run that returns what was wrong. The
- * checks share one context (the temporary customer, what earlier checks learnt): each is one step of a client's session.
- */
+/** What a check of `verify` is, and the context the checks share as steps of one client session. */
 import type { Limits } from '../../plans.js';
 import type { Stage } from '../../stacks.js';
 import type { Answer, Send } from './http.js';

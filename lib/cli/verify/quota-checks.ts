@@ -1,7 +1,6 @@
 /**
  * The checks of `verify` about the temporary customer's quota: an admitted request's headers, the 429 once the minute
- * is used up, and GET /rate-limit, which spends nothing. The day limit is out of the checks' reach, so the headers
- * show the minute, and a few requests use it up.
+ * is used up, and GET /rate-limit, which spends nothing.
  */
 import * as v from 'valibot';
 import { CategorySchema } from '../../categories/schema.js';

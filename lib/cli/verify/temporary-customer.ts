@@ -1,7 +1,6 @@
 /**
- * The customer `verify` checks a stage as, made and retired through the same stores and audit trail as the commands,
- * so every change is audited and none outlives the run. Its id names the run (`verify-<UTC time>-<random>`), as does
- * the category it creates; its item says it is verify's (`purpose`), so listings and billing leave it out.
+ * The customer `verify` checks a stage as, made and retired through the commands' stores with every change audited.
+ * Its id names the run, as does the category it creates; `purpose` keeps it out of listings and billing.
  */
 import { randomBytes } from 'node:crypto';
 import { changed } from '../../audit/trail.js';
@@ -10,8 +9,8 @@ import { nowMs } from '../../clock.js';
 import type { Limits } from '../../plans.js';
 import type { Stage } from '../../stacks.js';
 import { usagePlanFor } from '../../usage-plans.js';
-import { createAuditedKey } from '../audited-key.js';
-import { deleteCategory } from '../category-deletion.js';
+import { deleteCategory } from '../category-rows.js';
+import { createAuditedKey, revokeAuditedKey } from '../key-rows.js';
 import type { Stores } from '../stores.js';
 import { type CheckResult, runCheck } from './check.js';
 
@@ -83,14 +82,7 @@ async function revoke({ auth, audit }: Pick<Stores, 'auth' | 'audit'>, keyId: st
   const found = await auth.findKeyById(keyId);
   if (!found) throw new Error(`key ${keyId} is not there to revoke`);
   if (found.status === 'revoked') return `${keyId}, revoked already`;
-  const revoked = await auth.revoke(
-    found,
-    audit.change(
-      { action: 'key-revoke', customerId: found.customerId, keyId, changes: { status: { from: 'active', to: 'revoked' } } },
-      now,
-    ),
-  );
-  return revoked ? keyId : `${keyId}, revoked meanwhile by someone else`;
+  return (await revokeAuditedKey({ auth, audit }, found, now)) ? keyId : `${keyId}, revoked meanwhile by someone else`;
 }
 
 async function deleteCreated(stores: Pick<Stores, 'categories' | 'audit'>, created: readonly { id: number }[], runCustomer: string) {
