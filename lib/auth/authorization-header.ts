@@ -1,8 +1,7 @@
 /**
- * The Authorization header: every value of a request, whatever the letter case of the names, and the key a value
- * holds. API Gateway keeps only the last value of a repeated header in `headers` and all of them in
- * `multiValueHeaders`; a proxy in front may pick the first, so a request that carries more than one is refused (by
- * the authorizer, and again by the operation in case API Gateway reuses a decision it cached for one of the values).
+ * Every Authorization value of a request, whatever the case of the name, and the key one holds. API Gateway keeps all
+ * values in `multiValueHeaders`, the last in `headers`, and a proxy may pick the first: more than one is refused (by
+ * the authorizer, and again by the operation, as API Gateway may reuse a decision it cached for one of them).
  */
 export const REPEATED_AUTHORIZATION_MESSAGE =
   'More than one Authorization header was sent: send exactly one, Authorization: Bearer <API key>';

@@ -1,6 +1,6 @@
 /**
- * The authorizer's two reads: a key by its SHA-256, and its customer. Nothing here writes, so the authorizer's bundle
- * carries no admin code (a test reads it). Eventually consistent reads: the answer is cached for its TTL anyway.
+ * The authorizer's two reads, a key by its SHA-256 and its customer: nothing here writes (a test reads the bundle).
+ * Eventually consistent: the answer is cached for its TTL anyway.
  */
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { hashKey } from './keys.js';

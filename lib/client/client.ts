@@ -1,7 +1,6 @@
 /**
- * A typed client of the Pet Store API that retries the way the API asks: Retry-After, else backoff with full jitter;
- * never a ban or a request to fix; one Idempotency-Key per create across its retries; and it waits for quota rather
- * than send a request certain to be refused. Answers are checked against the server's own valibot schemas.
+ * The client's calls: retried the way the API asks (retry-policy.ts), one Idempotency-Key per create across its retries,
+ * no request sent that the quota would refuse; answers checked against the server's own valibot schemas.
  */
 import * as v from 'valibot';
 import { CategorySchema } from '../categories/schema.js';

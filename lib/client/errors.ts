@@ -1,9 +1,4 @@
-/**
- * What the client throws. An answer of the API is a `PetStoreError` carrying the contract's `code`; a ban is its
- * subclass saying until when; quota the client knows to be used up, without sending, is `PetStoreQuotaError`. No
- * answer at all (the network, a timeout) is `PetStoreNetworkError`, and an answer the contract does not allow is
- * `PetStoreResponseError`.
- */
+/** What the client throws: `PetStoreError` for an answer of the API (with the contract's `code`), and no answer or a bad one. */
 import type { ErrorCode } from '../http/error-codes.js';
 
 export interface ErrorDetails {

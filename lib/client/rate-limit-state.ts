@@ -1,10 +1,7 @@
 /**
- * The caller's rate-limit state as the client last read it from the API's headers: both windows from
- * `RateLimit-Policy` (limit, window length) and `RateLimit` (remaining, seconds to reset), the tightest window from
- * `X-RateLimit-*`, and a ban. Resets are kept as times on the client's own clock (the time the answer arrived plus
- * the seconds it gave), so a client whose clock differs from the server's still waits the right time.
+ * The caller's rate-limit state as the client last read it from the API's headers. Resets are kept as times on the
+ * client's own clock (arrival plus the seconds given), so a client whose clock differs from the server's waits right.
  */
-
 export type WindowName = 'minute' | 'day';
 
 export interface WindowState {
