@@ -22,10 +22,7 @@ export interface NewKeyOptions extends Omit<ChangeOptions, 'also'> {
   expiresAt?: Date;
 }
 
-/**
- * Sends one transaction. When a part's condition failed, `onCondition` gets that part's index and names the error
- * to throw; undefined leaves the SDK's error as it is.
- */
+/** One transaction; `onCondition` gets the index of a part whose condition failed and names the error (undefined: the SDK's). */
 export async function transact(
   db: DynamoDBDocumentClient,
   items: TransactItem[],

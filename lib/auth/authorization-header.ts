@@ -22,9 +22,8 @@ export type BearerProblem = 'missing' | 'scheme' | 'separator' | 'extra-text';
 const AROUND = /^[ \t]+|[ \t]+$/g;
 
 /**
- * The key of an Authorization value, read as RFC 6750, 2.1 writes it: `"Bearer" 1*SP b64token`. Only spaces
- * (U+0020) separate the scheme from the key: a tab, a no-break space or any other white space there is refused, as
- * is anything after the key. The key itself is checked by the caller ('' when Bearer came alone).
+ * The key of an Authorization value, as RFC 6750, 2.1: `"Bearer" 1*SP b64token`: any other white space before the key
+ * is refused, as is anything after it. The caller checks the key ('' when Bearer came alone).
  */
 export function bearerKey(value: string | undefined): { key: string } | { problem: BearerProblem } {
   const field = (value ?? '').replace(AROUND, '');

@@ -79,9 +79,7 @@ for (const command of COMMANDS) {
 }
 
 const OPTIONS: NonNullable<ParseArgsConfig['options']> = {
-  stage: { type: COMMON_FLAGS.stage.type },
-  aws: { type: COMMON_FLAGS.aws.type },
-  json: { type: COMMON_FLAGS.json.type },
+  ...Object.fromEntries(Object.entries(COMMON_FLAGS).map(([flag, { type }]) => [flag, { type }])),
   ...Object.fromEntries([...COMMAND_FLAGS].map(([flag, type]) => [flag, { type }])),
   help: { type: 'boolean', short: 'h' },
 };

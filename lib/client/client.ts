@@ -34,10 +34,7 @@ export class PetStoreClient {
     return this.#parse(v.array(CategorySchema), answer);
   }
 
-  /**
-   * POST /categories with an Idempotency-Key, the same across retries: however many attempts it takes, at most one
-   * category is created, and a retry after a lost answer gets that category back.
-   */
+  /** POST /categories with one Idempotency-Key across retries: at most one category is created, and a retry gets it back. */
   async createCategory(category: NewCategory, options: CreateOptions = {}): Promise<Category> {
     const key = options.idempotencyKey ?? this.#settings.newIdempotencyKey();
     const answer = await this.#call(

@@ -45,10 +45,7 @@ export class PetStoreBannedError extends PetStoreError {
   }
 }
 
-/**
- * A window is used up until `resetAt` and waiting for it would exceed the caller's cap (or waiting is off): the
- * request was not sent, since the API would have refused it with 429 RATE_LIMIT_EXCEEDED.
- */
+/** Not sent: a window is used up until `resetAt`, and waiting would exceed the caller's cap (or waiting is off). */
 export class PetStoreQuotaError extends PetStoreError {
   readonly resetAt: Date;
   readonly sent = false;
@@ -60,10 +57,7 @@ export class PetStoreQuotaError extends PetStoreError {
   }
 }
 
-/**
- * No answer: the connection failed or was cut, or the attempt ran past its timeout. The message names the URL and
- * the cause ("No answer from GET http://localhost:3000/v1/categories: connect ECONNREFUSED 127.0.0.1:3000").
- */
+/** No answer (connection failed or cut, attempt timed out); the message names the URL and the cause. */
 export class PetStoreNetworkError extends Error {
   readonly timedOut: boolean;
   /** The system's code for the failure where there is one (ECONNREFUSED, ENOTFOUND, ECONNRESET…). */

@@ -5,7 +5,6 @@
 export type WindowName = 'minute' | 'day';
 
 export interface WindowState {
-  /** Requests allowed in the window. */
   limit: number;
   /** Requests left, as of the answers received (requests in flight not subtracted). */
   remaining: number;
@@ -54,16 +53,11 @@ const wholeNumber = (value: string | null): number | undefined =>
 /** Two readings of one window belong to the same period when their resets are less than half a window apart. */
 const samePeriod = (a: WindowState, b: WindowState) => Math.abs(a.resetAt - b.resetAt) < (a.windowSeconds * 1000) / 2;
 
-/**
- * `blockedUntil()` says until when a request that counts is certain to be refused: a window with nothing left
- * once the requests still in flight are counted, or a ban.
- */
 export class RateLimitTracker {
   #state: RateLimitState = {};
   /** Requests that count, sent and not yet answered. */
   #inFlight = 0;
 
-  /** A copy of the last state read. */
   get state(): RateLimitState {
     return structuredClone(this.#state);
   }
@@ -111,10 +105,7 @@ export class RateLimitTracker {
     };
   }
 
-  /**
-   * Until when a request that counts is certain to be refused (client clock, ms), or undefined when it may be
-   * admitted. A window used up blocks until it resets; a ban until it ends.
-   */
+  /** Until when (client clock, ms) a request that counts is sure to be refused: a used-up window (in flight counted), a ban. */
   blockedUntil(now: number): { until: number; reason: 'banned' | WindowName } | undefined {
     const { bannedUntil } = this.#state;
     if (bannedUntil !== undefined && bannedUntil > now) return { until: bannedUntil, reason: 'banned' };

@@ -19,10 +19,7 @@ export function isRetried(status: number, code: ErrorCode): boolean {
   return RETRIED_STATUSES.has(status) || RETRIED_CODES.has(code);
 }
 
-/**
- * The wait without a Retry-After: full jitter (AWS Architecture Blog, "Exponential Backoff And Jitter"), uniformly
- * random in [0, min(cap, base × 2^retry)), retry counting from 0.
- */
+/** Without a Retry-After: full jitter (AWS Architecture Blog, "Exponential Backoff And Jitter"), [0, min(cap, base × 2^retry)). */
 export function backoffMs(retry: number, random: () => number, { baseMs = 200, capMs = 10_000 }: BackoffOptions = {}): number {
   return Math.floor(random() * Math.min(capMs, baseMs * 2 ** retry));
 }

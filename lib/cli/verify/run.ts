@@ -22,22 +22,12 @@ export const CHECKS: readonly Check[] = [
   rateLimitStatus,
 ];
 
-export interface VerifyRun {
-  stage: Stage;
-  baseUrl: string;
-  customerId: string;
-  keyId: string;
-  /** The checks, then the retirement of the key and the customer. */
-  results: CheckResult[];
-  categories: { id: number; name: string }[];
-}
-
 export async function verifyStage(
   stores: Pick<Stores, 'auth' | 'audit' | 'categories' | 'gateway'>,
   stage: Stage,
   baseUrl: string,
   signal: AbortSignal,
-): Promise<VerifyRun> {
+) {
   const started = new Date(nowMs());
   const name = runName(started);
   const customer = await createTemporaryCustomer(stores, name, stage, started);
@@ -72,3 +62,5 @@ export async function verifyStage(
   }
   return { stage, baseUrl, customerId: customer.customerId, keyId: customer.keyId, results, categories: context.created };
 }
+
+export type VerifyRun = Awaited<ReturnType<typeof verifyStage>>;

@@ -23,13 +23,6 @@ const KEY_LIFETIME_MS = 60 * 60 * 1000;
 const KEY_NAME = 'petstore verify';
 const SUSPEND_REASON = 'temporary customer of petstore verify';
 
-export interface TemporaryCustomer {
-  customerId: string;
-  keyId: string;
-  apiKey: string;
-  limits: Limits;
-}
-
 export function runName(now: Date): string {
   const stamp = now
     .toISOString()
@@ -44,7 +37,7 @@ export async function createTemporaryCustomer(
   customerId: string,
   stage: Stage,
   now: Date,
-): Promise<TemporaryCustomer> {
+) {
   const limits = TEMPORARY_LIMITS;
   const key = await gateway.place({ customerId }, usagePlanFor('enterprise', limits).name);
   await auth.setPlan(customerId, 'enterprise', limits, {
@@ -103,28 +96,22 @@ async function deleteCreated(stores: Pick<Stores, 'categories' | 'audit'>, creat
  */
 export async function retire(
   stores: Pick<Stores, 'auth' | 'audit' | 'categories' | 'gateway'>,
-  customer: TemporaryCustomer,
+  customer: Awaited<ReturnType<typeof createTemporaryCustomer>>,
   created: readonly { id: number }[],
 ): Promise<CheckResult[]> {
-  return [
-    await runCheck({
-      name: 'temporary gateway key deleted',
-      run: async () => {
+  const steps: [string, () => Promise<string>][] = [
+    [
+      'temporary gateway key deleted',
+      async () => {
         const held = await stores.auth.getCustomer(customer.customerId);
-        return { problems: [], detail: held ? await stores.gateway.remove(held) : 'none' };
+        return held ? await stores.gateway.remove(held) : 'none';
       },
-    }),
-    await runCheck({
-      name: 'temporary key revoked (audited)',
-      run: async () => ({ problems: [], detail: await revoke(stores, customer.keyId, new Date(nowMs())) }),
-    }),
-    await runCheck({
-      name: 'categories the run created deleted (audited)',
-      run: async () => ({ problems: [], detail: await deleteCreated(stores, created, customer.customerId) }),
-    }),
-    await runCheck({
-      name: 'temporary customer suspended (audited)',
-      run: async () => ({ problems: [], detail: await suspend(stores, customer.customerId, new Date(nowMs())) }),
-    }),
+    ],
+    ['temporary key revoked (audited)', () => revoke(stores, customer.keyId, new Date(nowMs()))],
+    ['categories the run created deleted (audited)', () => deleteCreated(stores, created, customer.customerId)],
+    ['temporary customer suspended (audited)', () => suspend(stores, customer.customerId, new Date(nowMs()))],
   ];
+  const results: CheckResult[] = [];
+  for (const [name, step] of steps) results.push(await runCheck({ name, run: async () => ({ problems: [], detail: await step() }) }));
+  return results;
 }
