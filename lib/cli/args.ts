@@ -54,10 +54,7 @@ const HIDDEN_RULES = {
   'marks-only': 'must show something: it holds only combining marks, which display as blank',
 } as const;
 
-/**
- * Free text shown later by `keys list` and `audit`: 1 to `max` code points, none a control character or one a reader
- * cannot see (a category name's rule). The message names the character, never echoes it.
- */
+/** Free text shown later by `keys list` and `audit`: 1 to `max` code points, none hidden (named, never echoed). */
 function parseText(value: string | undefined, flag: string, max: number): string | undefined {
   if (value === undefined) return undefined;
   if (value === '') throw new UsageError(`${flag} must not be empty`);

@@ -51,3 +51,13 @@ export async function existingCustomer(auth: AuthAdmin, customerId: string, stag
   if (!customer) throw new UsageError(`no customer "${customerId}" in ${stage}`);
   return customer;
 }
+
+/** Suspends the customer as read, with its audit record (`customers suspend`, `verify`'s clean-up). */
+export function suspendAudited({ auth, audit }: Pick<Stores, 'auth' | 'audit'>, seen: Customer, reason: string | undefined) {
+  const changes = { suspended: { from: false, to: true } };
+  return auth.suspend(
+    seen,
+    reason,
+    audit.change({ action: 'suspend', customerId: seen.customerId, changes, ...(reason ? { reason } : {}) }),
+  );
+}

@@ -1,7 +1,4 @@
-/**
- * `categories delete`: one category by id, or every category one customer created (`--created-by`, which without
- * `--yes` lists what it would delete and exits 2). Each deletion is audited under the creator.
- */
+/** `categories delete`: one by id, or all one customer created (`--created-by`; without `--yes` it lists them, exit 2). Audited. */
 import type { StoredCategory } from '../../categories/moderation.js';
 import { CustomerIdSchema, parseReason, parseWith, UsageError } from '../args.js';
 import { categoryRow, deleteCategory, parseCategoryId } from '../category-rows.js';

@@ -1,7 +1,4 @@
-/**
- * `categories reserve-names`, the upgrade step to names compared under NFKC_Casefold: reserves every stored name and
- * reports the names two categories share, merging nothing. Changes no category, so it is not audited.
- */
+/** `categories reserve-names`, upgrading to NFKC_Casefold names: reserves them, reports those shared; changes no category (not audited). */
 import type { NameCollision } from '../../categories/moderation.js';
 import { categoryRow } from '../category-rows.js';
 import { defineCommand } from '../command.js';

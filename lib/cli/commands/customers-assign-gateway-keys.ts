@@ -1,7 +1,4 @@
-/**
- * `customers assign-gateway-keys`, the upgrade step that brings usage plans (docs/deploying.md, "Isolation"): every
- * customer without a gateway key gets one in its plan's usage plan, audited; a second run changes nothing.
- */
+/** `customers assign-gateway-keys`, the upgrade step to usage plans: a gateway key for every customer without one, audited. */
 import { limitsOf } from '../../auth/records.js';
 import { usagePlanFor } from '../../usage-plans.js';
 import { defineCommand } from '../command.js';

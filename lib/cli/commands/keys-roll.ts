@@ -1,7 +1,4 @@
-/**
- * `keys roll`: a new key for the same customer, shown once; the old one works until the grace period ends (default
- * 24 h), never longer than it would have. Audited.
- */
+/** `keys roll`: a new key, shown once; the old one works until the grace ends, never longer than it would have. Audited. */
 import { KeyNotFound } from '../../auth/admin-change.js';
 import { keyStatus } from '../../auth/key-status.js';
 import { nowMs } from '../../clock.js';

@@ -1,7 +1,4 @@
-/**
- * `usage`: one customer's requests per UTC day with its live windows, ban and deprecated calls; or with `--month`
- * every customer's totals, the basis of a bill. Spends no quota.
- */
+/** `usage`: a customer's requests per UTC day, windows and ban; or with `--month` every customer's, a bill's basis. Spends no quota. */
 import { limitsOf } from '../../auth/records.js';
 import { nowMs } from '../../clock.js';
 import { DAY_SECONDS, dateOf, dayStartOf, parseMonth } from '../../usage/days.js';

@@ -11,7 +11,7 @@ import type { Stage } from '../../stacks.js';
 import { usagePlanFor } from '../../usage-plans.js';
 import { deleteCategory } from '../category-rows.js';
 import { createAuditedKey, revokeAuditedKey } from '../key-rows.js';
-import type { Stores } from '../stores.js';
+import { type Stores, suspendAudited } from '../stores.js';
 import { type CheckResult, runCheck } from './check.js';
 
 /** A minute a dozen requests use up, a day the checks (fewer than 40 requests) cannot reach. */
@@ -54,20 +54,16 @@ export async function createTemporaryCustomer(
     return { customerId, keyId: record.keyId, apiKey, limits };
   } catch (error) {
     // A customer without a key is still an active customer: it goes too.
-    await suspend({ auth, audit }, customerId, new Date(nowMs()));
+    await suspend({ auth, audit }, customerId);
     throw error;
   }
 }
 
-async function suspend({ auth, audit }: Pick<Stores, 'auth' | 'audit'>, customerId: string, now: Date): Promise<string> {
-  const seen = await auth.getCustomer(customerId);
+async function suspend(stores: Pick<Stores, 'auth' | 'audit'>, customerId: string): Promise<string> {
+  const seen = await stores.auth.getCustomer(customerId);
   if (!seen) throw new Error(`customer ${customerId} is not there to suspend`);
   if (seen.suspendedAt) return `${customerId}, suspended already`;
-  await auth.suspend(
-    seen,
-    SUSPEND_REASON,
-    audit.change({ action: 'suspend', customerId, changes: { suspended: { from: false, to: true } }, reason: SUSPEND_REASON }, now),
-  );
+  await suspendAudited(stores, seen, SUSPEND_REASON);
   return customerId;
 }
 
@@ -90,10 +86,7 @@ async function deleteCreated(stores: Pick<Stores, 'categories' | 'audit'>, creat
   return deleted.length ? `deleted ${deleted.join(', ')}` : 'none to delete';
 }
 
-/**
- * Deletes the gateway key and the run's categories, revokes the key and suspends the customer, whatever the checks
- * did. Each is a check: one that fails leaves something for an operator to remove, and the run must not pass.
- */
+/** Each step of the clean-up is a check: one that fails leaves something for an operator to remove, and the run fails. */
 export async function retire(
   stores: Pick<Stores, 'auth' | 'audit' | 'categories' | 'gateway'>,
   customer: Awaited<ReturnType<typeof createTemporaryCustomer>>,
@@ -109,7 +102,7 @@ export async function retire(
     ],
     ['temporary key revoked (audited)', () => revoke(stores, customer.keyId, new Date(nowMs()))],
     ['categories the run created deleted (audited)', () => deleteCreated(stores, created, customer.customerId)],
-    ['temporary customer suspended (audited)', () => suspend(stores, customer.customerId, new Date(nowMs()))],
+    ['temporary customer suspended (audited)', () => suspend(stores, customer.customerId)],
   ];
   const results: CheckResult[] = [];
   for (const [name, step] of steps) results.push(await runCheck({ name, run: async () => ({ problems: [], detail: await step() }) }));
