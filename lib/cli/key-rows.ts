@@ -28,6 +28,22 @@ export function keyLines(rows: readonly KeyRow[]): string {
   return [header, ...lines].join('\n');
 }
 
+/** What `keys create` and `keys roll` print of the key they issued, besides the key itself. */
+export function issuedKey({ apiKey, record }: { apiKey: string; record: KeyRecord }, plan: string, stage: Stage) {
+  const expires = record.expiresAt ? `, expires ${record.expiresAt}` : '';
+  return {
+    json: {
+      apiKey,
+      keyId: record.keyId,
+      customerId: record.customerId,
+      plan,
+      stage,
+      ...(record.expiresAt ? { expiresAt: record.expiresAt } : {}),
+    },
+    line: `key ${record.keyId} for customer ${record.customerId} (${plan}, ${stage}${expires})`,
+  };
+}
+
 /** The one way the CLI issues a key (`keys create`, `verify`): with its audit record in one transaction. */
 export function createAuditedKey(
   { auth, audit }: Pick<Stores, 'auth' | 'audit'>,

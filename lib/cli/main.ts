@@ -1,7 +1,4 @@
-/**
- * The admin CLI: one command, locally or with --aws on a deployed stack, printed through the given io (tests run it
- * in-process). Bad input exits 2 having written nothing; failures, and a failed `verify`, exit 1.
- */
+/** The admin CLI: runs one command, printed through the given io (tests run it in-process); bad input exits 2, failures 1. */
 import { CustomerNotFound, KeyNotFound } from '../auth/admin-change.js';
 import { isDynamoUnavailable } from '../dynamo/backoff.js';
 import { UsageError } from './args.js';

@@ -1,7 +1,4 @@
-/**
- * Where the admin CLI writes, and as whom: the local DynamoDB as the OS user, or with --aws a deployed stack (tables
- * from its outputs) as the caller's AWS identity; and what the stage admits for one customer.
- */
+/** Where the admin CLI writes, and as whom: the local DynamoDB as the OS user, or with --aws a deployed stack as the caller. */
 import { userInfo } from 'node:os';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';

@@ -1,7 +1,4 @@
-/**
- * The client's calls: retried the way the API asks (retry-policy.ts), one Idempotency-Key per create across its retries,
- * no request sent that the quota would refuse; answers checked against the server's own valibot schemas.
- */
+/** The client's calls, retried the way the API asks (retry-policy.ts); answers checked against the server's own valibot schemas. */
 import * as v from 'valibot';
 import { CategorySchema } from '../categories/schema.js';
 import { IDEMPOTENCY_KEY_HEADER } from '../idempotency/names.js';

@@ -1,7 +1,4 @@
-/**
- * The caller's rate-limit state as the client last read it from the API's headers. Resets are kept as times on the
- * client's own clock (arrival plus the seconds given), so a client whose clock differs from the server's waits right.
- */
+/** The rate-limit state read from the API's headers; resets kept on the client's own clock, so a skewed clock still waits right. */
 export type WindowName = 'minute' | 'day';
 
 export interface WindowState {

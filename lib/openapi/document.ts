@@ -1,7 +1,4 @@
-/**
- * The OpenAPI 3.1 document, generated from the route definitions and the valibot schemas so it cannot drift from what
- * the gateway routes and the functions check; the local gateway serves it with its environment's deprecation dates.
- */
+/** The OpenAPI 3.1 document, generated from the route definitions and valibot schemas, so it cannot drift from the code. */
 import { gatewayResponseTypesOf } from '../api-gateway/gateway-responses.js';
 import { type DeprecationOverrides, deprecationDates } from '../deprecation.js';
 import { ERROR_STATUS } from '../http/error-codes.js';

@@ -3,7 +3,7 @@ import { keyStatus } from '../../auth/key-status.js';
 import { isVerifyCustomer, limitsOf } from '../../auth/records.js';
 import { nowMs } from '../../clock.js';
 import { defineCommand } from '../command.js';
-import { INCLUDE_VERIFY, withoutVerify } from '../verify-customers.js';
+import { INCLUDE_VERIFY, withoutVerify } from '../stores.js';
 
 export const customersList = defineCommand({
   name: 'customers list',

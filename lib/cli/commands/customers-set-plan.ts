@@ -1,7 +1,4 @@
-/**
- * `customers set-plan`: creates a customer or changes its plan, audited, and puts its gateway key in the plan's usage
- * plan; refuses a limit above the stage's throttle, or above the web ACL's per-address limit without `--allow-listed`.
- */
+/** `customers set-plan`: creates a customer or changes its plan and usage plan, audited, within what the stage admits. */
 import { changed } from '../../audit/trail.js';
 import { limitsOf } from '../../auth/records.js';
 import { nowMs } from '../../clock.js';

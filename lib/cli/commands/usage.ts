@@ -4,8 +4,7 @@ import { nowMs } from '../../clock.js';
 import { DAY_SECONDS, dateOf, dayStartOf, parseMonth } from '../../usage/days.js';
 import { CustomerIdSchema, parseDay, parseMonthFlag, parseWith, UsageError } from '../args.js';
 import { type Action, defineCommand } from '../command.js';
-import { existingCustomer } from '../stores.js';
-import { INCLUDE_VERIFY, withoutVerify } from '../verify-customers.js';
+import { existingCustomer, INCLUDE_VERIFY, withoutVerify } from '../stores.js';
 
 /** Without --from: the last 30 days up to --to (or today), but none before the customer existed. */
 const DEFAULT_DAYS = 30;

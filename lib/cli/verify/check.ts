@@ -30,12 +30,7 @@ export interface Check {
   run(context: VerifyContext): Promise<CheckOutcome>;
 }
 
-export interface CheckResult {
-  check: string;
-  passed: boolean;
-  problems: string[];
-  detail?: string;
-}
+export type CheckResult = CheckOutcome & { check: string; passed: boolean };
 
 /** Runs a check; one that throws (no answer from the API, DynamoDB unreachable) failed with that reason. */
 export async function runCheck(check: { name: string; run(): Promise<CheckOutcome> }): Promise<CheckResult> {

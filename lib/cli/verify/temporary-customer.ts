@@ -1,7 +1,4 @@
-/**
- * The customer `verify` checks a stage as, made and retired through the commands' stores with every change audited.
- * Its id names the run, as does the category it creates; `purpose` keeps it out of listings and billing.
- */
+/** `verify`'s temporary customer, made and retired through the commands' stores, audited; `purpose` keeps it out of bills. */
 import { randomBytes } from 'node:crypto';
 import { changed } from '../../audit/trail.js';
 import { VERIFY_PURPOSE } from '../../auth/records.js';
