@@ -1,15 +1,11 @@
-/**
- * The audit trail of the admin CLI: every change it makes, who made it, when, and what changed from what; keys by
- * their public keyId, never a key or its hash. One item per change, by customer and time; only the CLI uses the table.
- */
+/** The admin CLI's audit trail: who changed what from what, and when; keys by their public keyId, never a key or its hash. */
 import { randomUUID } from 'node:crypto';
 import { type DynamoDBDocumentClient, PutCommand, paginateQuery, paginateScan } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type { TransactItem } from '../auth/admin-change.js';
 import { nowMs } from '../clock.js';
 
-// A record is written in the transaction of the change it records (`also`), but for `unban`, whose write is the
-// rate limiter's: its record follows it. A category's change is recorded under its creator (or NO_CUSTOMER).
+// Written in the transaction of the change it records (`also`), but for `unban`'s, which follows the rate limiter's write.
 export const AUDIT_ACTIONS = [
   'plan-change',
   'key-create',
@@ -37,8 +33,7 @@ const AuditItemSchema = v.object({
   sk: v.string(),
   at: v.string(),
   actor: v.string(),
-  // Read as any name, not only those of AUDIT_ACTIONS: a record written by a later release, with an action this one
-  // does not know, must not make the whole trail unreadable (as a closed list of actions would).
+  // Any name, not only AUDIT_ACTIONS: a later release's action must not make the whole trail unreadable.
   action: v.string(),
   keyId: v.optional(v.string()),
   categoryId: v.optional(v.number()),
@@ -56,7 +51,6 @@ export interface AuditInput {
   reason?: string;
 }
 
-/** `changes` for the fields whose value differs between `from` and `to`. */
 export function changed(
   from: Record<string, Changes[string]['from'] | undefined>,
   to: Record<string, Changes[string]['to'] | undefined>,
@@ -70,7 +64,6 @@ export function changed(
   return out;
 }
 
-/** The trail of one environment, recording as `actor`. */
 export function auditTrail(db: DynamoDBDocumentClient, table: string, actor: string) {
   function item(input: AuditInput, now: Date) {
     const at = now.toISOString();
@@ -101,7 +94,6 @@ export function auditTrail(db: DynamoDBDocumentClient, table: string, actor: str
   return {
     actor,
     entry,
-    /** A change's options: its time and its record. */
     change: (input: AuditInput, now = new Date(nowMs())) => ({ now, also: [entry(input, now)] }),
     /** Writes the record of a change made by a write of its own (unban). */
     async record(input: AuditInput, now: Date): Promise<AuditEntry> {

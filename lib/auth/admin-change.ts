@@ -1,7 +1,4 @@
-/**
- * How the admin CLI changes customers and keys: one TransactWriteItems holding the change, guarded on the state the
- * CLI read (so the audit record passed in `also` is true), and the record itself; and the errors a change can end in.
- */
+/** The admin's writes: one TransactWriteItems guarded on the state read (so the audit record in `also` is true); their errors. */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { Customer, KeyRecord } from './records.js';
@@ -25,10 +22,7 @@ export interface NewKeyOptions extends Omit<ChangeOptions, 'also'> {
   expiresAt?: Date;
 }
 
-/**
- * Sends one transaction. When a part's condition failed, `onCondition` gets that part's index and names the error
- * to throw; undefined leaves the SDK's error as it is.
- */
+/** One transaction; `onCondition` gets the index of a part whose condition failed and names the error (undefined: the SDK's). */
 export async function transact(
   db: DynamoDBDocumentClient,
   items: TransactItem[],

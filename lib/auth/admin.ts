@@ -1,7 +1,4 @@
-/**
- * The admin's store of customers and keys (customer-admin.ts and key-admin.ts), for the admin CLI and `npm start`'s
- * demo key. No function imports it: the authorizer reads through reader.ts alone.
- */
+/** The admin's store of customers and keys (CLI, `npm start`'s demo key); the authorizer reads through reader.ts alone. */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { customerAdmin } from './customer-admin.js';
 import { keyAdmin } from './key-admin.js';

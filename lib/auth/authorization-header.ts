@@ -1,8 +1,7 @@
 /**
- * The Authorization header: every value of a request, whatever the letter case of the names, and the key a value
- * holds. API Gateway keeps only the last value of a repeated header in `headers` and all of them in
- * `multiValueHeaders`; a proxy in front may pick the first, so a request that carries more than one is refused (by
- * the authorizer, and again by the operation in case API Gateway reuses a decision it cached for one of the values).
+ * Every Authorization value of a request, whatever the case of the name, and the key one holds. API Gateway keeps all
+ * values in `multiValueHeaders`, the last in `headers`, and a proxy may pick the first: more than one is refused (by
+ * the authorizer, and again by the operation, as API Gateway may reuse a decision it cached for one of them).
  */
 export const REPEATED_AUTHORIZATION_MESSAGE =
   'More than one Authorization header was sent: send exactly one, Authorization: Bearer <API key>';
@@ -23,9 +22,8 @@ export type BearerProblem = 'missing' | 'scheme' | 'separator' | 'extra-text';
 const AROUND = /^[ \t]+|[ \t]+$/g;
 
 /**
- * The key of an Authorization value, read as RFC 6750, 2.1 writes it: `"Bearer" 1*SP b64token`. Only spaces
- * (U+0020) separate the scheme from the key: a tab, a no-break space or any other white space there is refused, as
- * is anything after the key. The key itself is checked by the caller ('' when Bearer came alone).
+ * The key of an Authorization value, as RFC 6750, 2.1: `"Bearer" 1*SP b64token`: any other white space before the key
+ * is refused, as is anything after it. The caller checks the key ('' when Bearer came alone).
  */
 export function bearerKey(value: string | undefined): { key: string } | { problem: BearerProblem } {
   const field = (value ?? '').replace(AROUND, '');

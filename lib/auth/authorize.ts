@@ -1,7 +1,4 @@
-/**
- * The authorizer's decision: from an Authorization header to an Allow with the customer's plan and limits, or a Deny
- * whose message says what is wrong. Format, checksum and environment first; then one GetItem for the key, one for its customer.
- */
+/** The authorizer's decision: Allow with the plan and limits, or Deny saying why; the key's format before any DynamoDB read. */
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { nowMs } from '../clock.js';
 import type { Stage } from '../stacks.js';

@@ -1,7 +1,4 @@
-/**
- * The admin's reads and writes of customers: create or change a plan, list, suspend and resume. Reads are strongly
- * consistent, because the write that follows is guarded on what they saw (admin-change.ts).
- */
+/** The admin's reads and writes of customers; reads are strongly consistent, as the write that follows is guarded on them. */
 import { type DynamoDBDocumentClient, GetCommand, paginateScan } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type { Limits, Plan } from '../plans.js';
@@ -44,7 +41,7 @@ export function customerAdmin(db: DynamoDBDocumentClient, tables: Pick<AuthTable
             Key: { customerId: seen.customerId },
             UpdateExpression: updateExpression,
             ConditionExpression: guard.condition,
-            ExpressionAttributeValues: { ...values, ...guard.values },
+            ExpressionAttributeValues: { ':now': (options.now ?? new Date()).toISOString(), ...values, ...guard.values },
           },
         },
         ...(options.also ?? []),
@@ -108,7 +105,6 @@ export function customerAdmin(db: DynamoDBDocumentClient, tables: Pick<AuthTable
 
     /** Gives a customer from before usage plans its gateway key: `gateway`, made in API Gateway, else a local one. */
     async assignGatewayKey(seen: Customer, gateway: GatewayKey | undefined, options: ChangeOptions = {}): Promise<Customer> {
-      const now = (options.now ?? new Date()).toISOString();
       const key = gateway ?? {
         gatewayKey: newGatewayKeyValue(),
         gatewayKeyId: localGatewayKeyId(),
@@ -117,7 +113,7 @@ export function customerAdmin(db: DynamoDBDocumentClient, tables: Pick<AuthTable
       return changeCustomer(
         seen,
         'SET gatewayKey = :gatewayKey, gatewayKeyId = :gatewayKeyId, usagePlan = :usagePlan, updatedAt = :now',
-        { ':gatewayKey': key.gatewayKey, ':gatewayKeyId': key.gatewayKeyId, ':usagePlan': key.usagePlan, ':now': now },
+        { ':gatewayKey': key.gatewayKey, ':gatewayKeyId': key.gatewayKeyId, ':usagePlan': key.usagePlan },
         options,
       );
     },
@@ -131,18 +127,16 @@ export function customerAdmin(db: DynamoDBDocumentClient, tables: Pick<AuthTable
     },
 
     async suspend(seen: Customer, reason: string | undefined, options: ChangeOptions = {}): Promise<Customer> {
-      const now = (options.now ?? new Date()).toISOString();
       return changeCustomer(
         seen,
         reason ? 'SET suspendedAt = :now, suspendedReason = :reason, updatedAt = :now' : 'SET suspendedAt = :now, updatedAt = :now',
-        { ':now': now, ...(reason ? { ':reason': reason } : {}) },
+        reason ? { ':reason': reason } : {},
         options,
       );
     },
 
     async resume(seen: Customer, options: ChangeOptions = {}): Promise<Customer> {
-      const now = (options.now ?? new Date()).toISOString();
-      return changeCustomer(seen, 'SET updatedAt = :now REMOVE suspendedAt, suspendedReason', { ':now': now }, options);
+      return changeCustomer(seen, 'SET updatedAt = :now REMOVE suspendedAt, suspendedReason', {}, options);
     },
   };
 }

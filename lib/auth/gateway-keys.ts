@@ -1,7 +1,4 @@
-/**
- * A customer's API Gateway API key: the usage identifier the authorizer names so that API Gateway applies the
- * customer's usage plan. An internal identifier of ours, never the customer's bearer key, neither shown nor logged.
- */
+/** A customer's API Gateway key: the usage identifier that selects its usage plan; never its bearer key, neither shown nor logged. */
 import { randomBytes } from 'node:crypto';
 import { randomBase62 } from './keys.js';
 

@@ -1,7 +1,4 @@
-/**
- * The admin's reads and writes of keys: issue, find by public id, list, roll and revoke. A key is issued with a check
- * that its customer exists; reads are strongly consistent, as the write that follows is guarded on them (admin-change.ts).
- */
+/** The admin's reads and writes of keys; reads are strongly consistent, as the write that follows is guarded on them. */
 import { type DynamoDBDocumentClient, GetCommand, paginateScan, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type { Stage } from '../stacks.js';

@@ -1,8 +1,4 @@
-/**
- * API key material: `pet_live_` (production) or `pet_test_` (staging), 30 random base62 characters (about 178 bits)
- * and a 6-character base62 CRC32 of all before it, so the authorizer refuses typos without a DynamoDB read. Only the
- * SHA-256 of a key is ever stored.
- */
+/** API keys: a prefix, 30 random base62 characters and a CRC32 that refuses typos without a read; only the SHA-256 is stored. */
 import { createHash, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import type { Stage } from '../stacks.js';

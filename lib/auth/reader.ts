@@ -1,7 +1,4 @@
-/**
- * The authorizer's two reads: a key by its SHA-256, and its customer. Nothing here writes, so the authorizer's bundle
- * carries no admin code (a test reads it). Eventually consistent reads: the answer is cached for its TTL anyway.
- */
+/** The authorizer's two reads, a key by its SHA-256 and its customer; nothing here writes. Eventually consistent: answers are cached. */
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { hashKey } from './keys.js';
 import { type AuthTables, type Customer, customerOf, type KeyRecord, keyOf } from './records.js';

@@ -1,7 +1,4 @@
-/**
- * The items of the customers and keys tables, and a plan's limits. The authorizer's reader and the admin's writes read
- * items through these schemas, so a malformed item fails loudly and the two never disagree on a format.
- */
+/** The items of the customers and keys tables, read through these schemas by the authorizer and the admin alike; a plan's limits. */
 import * as v from 'valibot';
 import { type Limits, PLAN_LIMITS, PlanSchema } from '../plans.js';
 

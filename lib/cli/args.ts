@@ -54,10 +54,7 @@ const HIDDEN_RULES = {
   'marks-only': 'must show something: it holds only combining marks, which display as blank',
 } as const;
 
-/**
- * Free text shown later by `keys list` and `audit`: 1 to `max` code points, none a control character or one a reader
- * cannot see (a category name's rule). The message names the character, never echoes it.
- */
+/** Free text shown later by `keys list` and `audit`: 1 to `max` code points, none hidden (named, never echoed). */
 function parseText(value: string | undefined, flag: string, max: number): string | undefined {
   if (value === undefined) return undefined;
   if (value === '') throw new UsageError(`${flag} must not be empty`);
@@ -106,6 +103,20 @@ export function parseInstant(value: string | undefined, flag: string): Date | un
     throw new UsageError(`${flag} must be a date (2026-09-30) or a time with its offset (2026-09-30T12:00:00Z), got ${quoted(value)}`);
   }
   return new Date(ms);
+}
+
+const MAX_LIFETIME_SECONDS = 3_650 * 86_400;
+
+/** The expiry flags of `keys create` and `keys roll`: `--expires-in 90d` or `--expires-at <ISO date>`, not both. */
+export function parseExpiry(expiresIn: string | undefined, expiresAt: string | undefined, nowMs: number): Date | undefined {
+  if (expiresIn !== undefined && expiresAt !== undefined) throw new UsageError('give --expires-in or --expires-at, not both');
+  const seconds = parseDuration(expiresIn, '--expires-in', { min: 60, max: MAX_LIFETIME_SECONDS });
+  if (seconds !== undefined) return new Date(nowMs + seconds * 1000);
+  const at = parseInstant(expiresAt, '--expires-at');
+  if (at === undefined) return undefined;
+  if (at.getTime() <= nowMs) throw new UsageError(`--expires-at must be in the future, got ${at.toISOString()}`);
+  if (at.getTime() > nowMs + MAX_LIFETIME_SECONDS * 1000) throw new UsageError('--expires-at must be within ten years');
+  return at;
 }
 
 export function parseDay(value: string | undefined, flag: string): number | undefined {

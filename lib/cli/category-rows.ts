@@ -1,13 +1,11 @@
-/**
- * How the CLI takes and shows categories: the id argument, one row per category with its creator, and the customer
- * under whom a change to a category is audited.
- */
+/** How the CLI takes and shows categories, and deletes one as an operator does (`categories delete`, `verify`). */
 import * as v from 'valibot';
 import { NO_CUSTOMER } from '../audit/trail.js';
 import type { StoredCategory } from '../categories/moderation.js';
 import { CategoryNameSchema } from '../categories/schema.js';
 import { quoted } from '../unicode/hidden.js';
 import { parseWith, UsageError } from './args.js';
+import type { Stores } from './stores.js';
 
 const CategoryIdSchema = v.pipe(
   v.string(),
@@ -46,4 +44,22 @@ export function categoryLines(categories: readonly StoredCategory[]): string {
     (c) => `${String(c.id).padStart(6)}  ${(c.createdBy ?? '-').padEnd(24)}  ${(c.createdAt ?? '-').padEnd(24)}  ${JSON.stringify(c.name)}`,
   );
   return [header, ...lines].join('\n');
+}
+
+/** The guarded transaction with its audit record, under the creator. */
+export async function deleteCategory(
+  { categories, audit }: Pick<Stores, 'categories' | 'audit'>,
+  category: StoredCategory,
+  reason: string | undefined,
+): Promise<void> {
+  await categories.remove(
+    category,
+    audit.change({
+      action: 'category-delete',
+      customerId: auditCustomerOf(category),
+      categoryId: category.id,
+      changes: { name: { from: category.name, to: null } },
+      ...(reason ? { reason } : {}),
+    }),
+  );
 }

@@ -1,7 +1,4 @@
-/**
- * What the admin CLI and the local gateway read of a stage's settings in `cdk.json` (`petstore.<stage>`) without
- * loading aws-cdk-lib: the same keys and defaults as the CDK app (infra/config.ts).
- */
+/** A stage's settings in `cdk.json` (`petstore.<stage>`) with infra/config.ts's keys and defaults, without aws-cdk-lib. */
 import { readFileSync } from 'node:fs';
 import * as v from 'valibot';
 import { type Stage, THROTTLE_DEFAULTS } from '../stacks.js';

@@ -1,7 +1,4 @@
-/**
- * What a command of the admin CLI is: its name, synopsis, positional count, own flags, and how it turns them into
- * an action. Each command is one module in `commands/`; the dispatcher lists them.
- */
+/** What a command of the admin CLI is: one module in `commands/`, listed by the dispatcher. */
 import type { Stage } from '../stacks.js';
 import type { Stores } from './stores.js';
 import type { Target } from './targets.js';
@@ -10,7 +7,7 @@ import type { Target } from './targets.js';
 export interface Output {
   json: unknown;
   text: string;
-  /** What the command checked is wrong (a check of `verify` failed): the output is printed all the same, and it exits 1. */
+  /** A check of `verify` failed: the output is printed all the same, and it exits 1. */
   failed?: boolean;
   /** A line for the operator about the output (what it left out), on stderr so that stdout stays one document. */
   note?: string;
@@ -26,7 +23,7 @@ export interface Invocation<Flags extends FlagKinds> {
   args: readonly string[];
   flags: { readonly [F in keyof Flags]?: FlagValue<Flags[F]> };
   stage: Stage;
-  /** --json: the output is read by a program (a command whose text is itself a format, CSV, checks it). */
+  /** --json: the output is read by a program (`usage --csv` refuses both). */
   json: boolean;
 }
 
@@ -43,6 +40,10 @@ export interface Command<Flags extends FlagKinds = FlagKinds> {
   prepare(invocation: Invocation<Flags>): Action;
 }
 
-export function defineCommand<const Flags extends FlagKinds>(command: Command<Flags>): Command<Flags> {
-  return command;
+type Definition<Flags extends FlagKinds> = Omit<Command<Flags>, 'synopsis' | 'positionals' | 'flags'> &
+  Partial<Pick<Command<Flags>, 'synopsis' | 'positionals' | 'flags'>>;
+
+/** No synopsis, no positionals and no flags of its own unless it says so. */
+export function defineCommand<const Flags extends FlagKinds = Record<never, never>>(command: Definition<Flags>): Command<Flags> {
+  return { synopsis: '', positionals: [0, 0], flags: {} as Flags, ...command };
 }

@@ -1,7 +1,4 @@
-/**
- * From the command line to a command: the list of commands, the usage text, and the checks every command shares.
- * What the operator typed is echoed escaped (`quoted`), never raw.
- */
+/** From the command line to a command: the list of commands, the usage text, and the checks every command shares. */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { quoted } from '../unicode/hidden.js';
 import { parseStage, UsageError } from './args.js';
@@ -82,9 +79,7 @@ for (const command of COMMANDS) {
 }
 
 const OPTIONS: NonNullable<ParseArgsConfig['options']> = {
-  stage: { type: COMMON_FLAGS.stage.type },
-  aws: { type: COMMON_FLAGS.aws.type },
-  json: { type: COMMON_FLAGS.json.type },
+  ...Object.fromEntries(Object.entries(COMMON_FLAGS).map(([flag, { type }]) => [flag, { type }])),
   ...Object.fromEntries([...COMMAND_FLAGS].map(([flag, type]) => [flag, { type }])),
   help: { type: 'boolean', short: 'h' },
 };

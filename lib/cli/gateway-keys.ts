@@ -1,7 +1,4 @@
-/**
- * Customers' API Gateway keys as the admin CLI keeps them: locally the customer's record is all there is
- * (infra/local/usage-plans.ts); with --aws the key is made in API Gateway and moved between the stage's usage plans.
- */
+/** Customers' API Gateway keys: locally only the customer's record; with --aws made in API Gateway, moved between usage plans. */
 import {
   APIGatewayClient,
   ConflictException,
@@ -37,6 +34,11 @@ export const localGatewayKeys: GatewayKeys = {
   },
 };
 
+/** A catch that lets the error of one kind pass (the state wanted is there already) and throws any other. */
+const unless = (kind: abstract new (...args: never[]) => Error) => (error: unknown) => {
+  if (!(error instanceof kind)) throw error;
+};
+
 export function awsGatewayKeys(
   stage: Stage,
   usagePlanIds: Readonly<Record<string, string>>,
@@ -65,25 +67,17 @@ export function awsGatewayKeys(
       }
       // A key may be in one usage plan of a stage only: out of the old one first.
       if (customer.usagePlan && customer.usagePlan !== usagePlan && customer.gatewayKeyId === gatewayKeyId) {
-        await client
-          .send(new DeleteUsagePlanKeyCommand({ usagePlanId: planId(customer.usagePlan), keyId: gatewayKeyId }))
-          .catch((error: unknown) => {
-            if (!(error instanceof NotFoundException)) throw error;
-          });
+        const gone = new DeleteUsagePlanKeyCommand({ usagePlanId: planId(customer.usagePlan), keyId: gatewayKeyId });
+        await client.send(gone).catch(unless(NotFoundException));
       }
       // Already there (a run that stopped before its DynamoDB write, run again) is fine.
-      await client
-        .send(new CreateUsagePlanKeyCommand({ usagePlanId: planId(usagePlan), keyId: gatewayKeyId, keyType: 'API_KEY' }))
-        .catch((error: unknown) => {
-          if (!(error instanceof ConflictException)) throw error;
-        });
+      const added = new CreateUsagePlanKeyCommand({ usagePlanId: planId(usagePlan), keyId: gatewayKeyId, keyType: 'API_KEY' });
+      await client.send(added).catch(unless(ConflictException));
       return { gatewayKey, gatewayKeyId, usagePlan };
     },
     async remove(customer) {
       if (!customer.gatewayKeyId || customer.gatewayKeyId.startsWith('local-')) return 'none';
-      await client.send(new DeleteApiKeyCommand({ apiKey: customer.gatewayKeyId })).catch((error: unknown) => {
-        if (!(error instanceof NotFoundException)) throw error;
-      });
+      await client.send(new DeleteApiKeyCommand({ apiKey: customer.gatewayKeyId })).catch(unless(NotFoundException));
       return customer.gatewayKeyId;
     },
   };

@@ -1,8 +1,4 @@
-/**
- * The admin CLI: customers, plans and keys of one environment, their usage and audit trail, and `verify`; locally, or
- * on a deployed stack with --aws. Bad input exits 2 having written nothing; failures, and a failed `verify`, exit 1.
- * `main` returns the exit code and prints through the given io, so tests run it in-process.
- */
+/** The admin CLI: runs one command, printed through the given io (tests run it in-process); bad input exits 2, failures 1. */
 import { CustomerNotFound, KeyNotFound } from '../auth/admin-change.js';
 import { isDynamoUnavailable } from '../dynamo/backoff.js';
 import { UsageError } from './args.js';

@@ -1,7 +1,4 @@
-/**
- * Where a running `npm start` is: it writes its DynamoDB endpoint and gateway URLs to `npm-start.json` in its DATA_DIR
- * and removes it on stop, so the CLI finds it on any port. A file whose process is gone is ignored.
- */
+/** `npm-start.json` in DATA_DIR: where a running `npm start` is (its DynamoDB and gateways), ignored once its process is gone. */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as v from 'valibot';

@@ -1,7 +1,7 @@
-/** The stores the commands act through, built over a target's client and table names. */
+/** The stores the commands act through, built over a target's client and table names, and what several commands share. */
 import { auditTrail } from '../audit/trail.js';
 import { type AuthAdmin, authAdmin } from '../auth/admin.js';
-import type { Customer } from '../auth/records.js';
+import { type Customer, isVerifyCustomer } from '../auth/records.js';
 import { categoryModeration } from '../categories/moderation.js';
 import { createDocumentClient } from '../dynamo/client.js';
 import { deprecatedCallStore } from '../rate-limit/deprecated-calls.js';
@@ -50,4 +50,26 @@ export async function existingCustomer(auth: AuthAdmin, customerId: string, stag
   const customer = await auth.getCustomer(customerId);
   if (!customer) throw new UsageError(`no customer "${customerId}" in ${stage}`);
   return customer;
+}
+
+/** Suspends the customer as read, with its audit record (`customers suspend`, `verify`'s clean-up). */
+export function suspendAudited({ auth, audit }: Pick<Stores, 'auth' | 'audit'>, seen: Customer, reason: string | undefined) {
+  const changes = { suspended: { from: false, to: true } };
+  return auth.suspend(
+    seen,
+    reason,
+    audit.change({ action: 'suspend', customerId: seen.customerId, changes, ...(reason ? { reason } : {}) }),
+  );
+}
+
+/** `--include-verify` of the listings that leave out `verify`'s temporary customers, and the note counting them. */
+export const INCLUDE_VERIFY = 'include-verify';
+
+export function withoutVerify<C extends Pick<Customer, 'purpose'>>(customers: readonly C[], include: boolean) {
+  const shown = include ? [...customers] : customers.filter((c) => !isVerifyCustomer(c));
+  const leftOut = customers.length - shown.length;
+  const note = leftOut
+    ? `${leftOut} temporary ${leftOut === 1 ? 'customer' : 'customers'} of verify runs left out (--include-verify to show them)`
+    : undefined;
+  return { shown, note };
 }

@@ -1,16 +1,11 @@
-/**
- * Where the admin CLI writes, and as whom: the local DynamoDB (DYNAMODB_ENDPOINT, DYNAMODB_PORT, else the running
- * `npm start`'s) as the OS user; or with --aws a deployed stack, its table names from its outputs, as the caller's AWS
- * identity. Also what the stage admits for one customer (cdk.json locally, the stack's outputs with --aws). A stage
- * that cdk.json pins to an account or region is only acted on with credentials of that account, in that region.
- */
+/** Where the admin CLI writes, and as whom: the local DynamoDB as the OS user, or with --aws a deployed stack as the caller. */
 import { userInfo } from 'node:os';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import { adminCliConfig } from '../config.js';
 import { createDynamoClient } from '../dynamo/client.js';
-import { localTableNames, type TableId, type TableSpec } from '../dynamo/tables.js';
+import { localTableNames, TABLES, type TableId, type TableSpec } from '../dynamo/tables.js';
 import { ADDRESS_RATE_OUTPUT, STACK_NAMES, type Stage, TABLE_OUTPUT_KEYS, THROTTLE_RATE_OUTPUT, USAGE_PLAN_IDS_OUTPUT } from '../stacks.js';
 import { UsageError } from './args.js';
 import { CDK_JSON, cdkJsonStage } from './cdk-json.js';
@@ -102,14 +97,7 @@ export async function resolveTarget(stage: Stage, aws: boolean, cdkJson: URL = C
     return name;
   };
   // All of them, though the commands use some: a stack that lacks one is of another version, which the error says.
-  const tables = {
-    CATEGORIES_TABLE: tableName('categories'),
-    CUSTOMERS_TABLE: tableName('customers'),
-    KEYS_TABLE: tableName('keys'),
-    COUNTERS_TABLE: tableName('counters'),
-    IDEMPOTENCY_TABLE: tableName('idempotency'),
-    AUDIT_TABLE: tableName('audit'),
-  };
+  const tables = Object.fromEntries(TABLES.map(({ id, envVar }) => [envVar, tableName(id)])) as Target['tables'];
   const missing = (key: string) => ({ unknown: `stack ${stackName} has no output ${key}: deploy this version of the stack first` });
   const figure = (key: string) => {
     const value = Number(outputs.get(key));

@@ -1,8 +1,4 @@
-/**
- * A typed client of the Pet Store API that retries the way the API asks: Retry-After, else backoff with full jitter;
- * never a ban or a request to fix; one Idempotency-Key per create across its retries; and it waits for quota rather
- * than send a request certain to be refused. Answers are checked against the server's own valibot schemas.
- */
+/** The client's calls, retried the way the API asks (retry-policy.ts); answers checked against the server's own valibot schemas. */
 import * as v from 'valibot';
 import { CategorySchema } from '../categories/schema.js';
 import { IDEMPOTENCY_KEY_HEADER } from '../idempotency/names.js';
@@ -35,10 +31,7 @@ export class PetStoreClient {
     return this.#parse(v.array(CategorySchema), answer);
   }
 
-  /**
-   * POST /categories with an Idempotency-Key, the same across retries: however many attempts it takes, at most one
-   * category is created, and a retry after a lost answer gets that category back.
-   */
+  /** POST /categories with one Idempotency-Key across retries: at most one category is created, and a retry gets it back. */
   async createCategory(category: NewCategory, options: CreateOptions = {}): Promise<Category> {
     const key = options.idempotencyKey ?? this.#settings.newIdempotencyKey();
     const answer = await this.#call(

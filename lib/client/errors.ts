@@ -1,9 +1,4 @@
-/**
- * What the client throws. An answer of the API is a `PetStoreError` carrying the contract's `code`; a ban is its
- * subclass saying until when; quota the client knows to be used up, without sending, is `PetStoreQuotaError`. No
- * answer at all (the network, a timeout) is `PetStoreNetworkError`, and an answer the contract does not allow is
- * `PetStoreResponseError`.
- */
+/** What the client throws: `PetStoreError` for an answer of the API (with the contract's `code`), and no answer or a bad one. */
 import type { ErrorCode } from '../http/error-codes.js';
 
 export interface ErrorDetails {
@@ -50,10 +45,7 @@ export class PetStoreBannedError extends PetStoreError {
   }
 }
 
-/**
- * A window is used up until `resetAt` and waiting for it would exceed the caller's cap (or waiting is off): the
- * request was not sent, since the API would have refused it with 429 RATE_LIMIT_EXCEEDED.
- */
+/** Not sent: a window is used up until `resetAt`, and waiting would exceed the caller's cap (or waiting is off). */
 export class PetStoreQuotaError extends PetStoreError {
   readonly resetAt: Date;
   readonly sent = false;
@@ -65,10 +57,7 @@ export class PetStoreQuotaError extends PetStoreError {
   }
 }
 
-/**
- * No answer: the connection failed or was cut, or the attempt ran past its timeout. The message names the URL and
- * the cause ("No answer from GET http://localhost:3000/v1/categories: connect ECONNREFUSED 127.0.0.1:3000").
- */
+/** No answer (connection failed or cut, attempt timed out); the message names the URL and the cause. */
 export class PetStoreNetworkError extends Error {
   readonly timedOut: boolean;
   /** The system's code for the failure where there is one (ECONNREFUSED, ENOTFOUND, ECONNRESET…). */

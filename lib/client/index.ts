@@ -1,7 +1,4 @@
-/**
- * The Pet Store API's TypeScript client, `import { PetStoreClient } from '@petstore/client'`: typed calls, the
- * contract's error codes on typed errors, retries the way the API asks, and the last rate-limit state read.
- */
+/** The Pet Store API's TypeScript client, `@petstore/client` (README.md). */
 export { type CallOptions, type CreateOptions, PetStoreClient, type PetStoreClientOptions } from './client.js';
 export { PetStoreBannedError, PetStoreError, PetStoreNetworkError, PetStoreQuotaError, PetStoreResponseError } from './errors.js';
 export type { RateLimitState, WindowName, WindowState } from './rate-limit-state.js';

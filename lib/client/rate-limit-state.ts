@@ -1,14 +1,7 @@
-/**
- * The caller's rate-limit state as the client last read it from the API's headers: both windows from
- * `RateLimit-Policy` (limit, window length) and `RateLimit` (remaining, seconds to reset), the tightest window from
- * `X-RateLimit-*`, and a ban. Resets are kept as times on the client's own clock (the time the answer arrived plus
- * the seconds it gave), so a client whose clock differs from the server's still waits the right time.
- */
-
+/** The rate-limit state read from the API's headers; resets kept on the client's own clock, so a skewed clock still waits right. */
 export type WindowName = 'minute' | 'day';
 
 export interface WindowState {
-  /** Requests allowed in the window. */
   limit: number;
   /** Requests left, as of the answers received (requests in flight not subtracted). */
   remaining: number;
@@ -57,16 +50,11 @@ const wholeNumber = (value: string | null): number | undefined =>
 /** Two readings of one window belong to the same period when their resets are less than half a window apart. */
 const samePeriod = (a: WindowState, b: WindowState) => Math.abs(a.resetAt - b.resetAt) < (a.windowSeconds * 1000) / 2;
 
-/**
- * `blockedUntil()` says until when a request that counts is certain to be refused: a window with nothing left
- * once the requests still in flight are counted, or a ban.
- */
 export class RateLimitTracker {
   #state: RateLimitState = {};
   /** Requests that count, sent and not yet answered. */
   #inFlight = 0;
 
-  /** A copy of the last state read. */
   get state(): RateLimitState {
     return structuredClone(this.#state);
   }
@@ -114,10 +102,7 @@ export class RateLimitTracker {
     };
   }
 
-  /**
-   * Until when a request that counts is certain to be refused (client clock, ms), or undefined when it may be
-   * admitted. A window used up blocks until it resets; a ban until it ends.
-   */
+  /** Until when (client clock, ms) a request that counts is sure to be refused: a used-up window (in flight counted), a ban. */
   blockedUntil(now: number): { until: number; reason: 'banned' | WindowName } | undefined {
     const { bannedUntil } = this.#state;
     if (bannedUntil !== undefined && bannedUntil > now) return { until: bannedUntil, reason: 'banned' };

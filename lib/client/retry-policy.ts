@@ -1,9 +1,7 @@
 /**
- * Which failures the client retries and how long it waits first. Retried: 429 RATE_LIMIT_EXCEEDED and THROTTLED,
- * 503 (and the gateway's 502 and 504, which also mean "no answer from the service yet"), 409
- * IDEMPOTENCY_IN_PROGRESS (the IETF draft's one error that needs no correction: the first request's answer comes
- * on a retry), and no answer at all (a network failure, an attempt timeout), which is safe because every create
- * carries an Idempotency-Key. Never retried: API_KEY_TEMPORARILY_BANNED, any other 4xx, and 500.
+ * Which failures the client retries, and how long it waits first. Retried: 429 RATE_LIMIT_EXCEEDED and THROTTLED,
+ * 502, 503 and 504 (no answer from the service yet), 409 IDEMPOTENCY_IN_PROGRESS (the first request's answer comes
+ * on a retry), and no answer at all (safe: every create carries an Idempotency-Key). Never: a ban, other 4xx, 500.
  */
 import type { ErrorCode } from '../http/error-codes.js';
 
@@ -21,10 +19,7 @@ export function isRetried(status: number, code: ErrorCode): boolean {
   return RETRIED_STATUSES.has(status) || RETRIED_CODES.has(code);
 }
 
-/**
- * The wait without a Retry-After: full jitter (AWS Architecture Blog, "Exponential Backoff And Jitter"), uniformly
- * random in [0, min(cap, base × 2^retry)), retry counting from 0.
- */
+/** Without a Retry-After: full jitter (AWS Architecture Blog, "Exponential Backoff And Jitter"), [0, min(cap, base × 2^retry)). */
 export function backoffMs(retry: number, random: () => number, { baseMs = 200, capMs = 10_000 }: BackoffOptions = {}): number {
   return Math.floor(random() * Math.min(capMs, baseMs * 2 ** retry));
 }

@@ -1,7 +1,4 @@
-/**
- * One attempt over `fetch`: the request with the key and a timeout, the answer's status, headers and JSON body, and
- * the typed error of an answer of 400 or more. Retries and rate-limit bookkeeping are the client's.
- */
+/** One attempt over `fetch`, and the typed error of an answer of 400 or more; retries and rate-limit bookkeeping are the client's. */
 import * as v from 'valibot';
 import { type ErrorCode, isErrorCode } from '../http/error-codes.js';
 import { REPLAYED_HEADER } from '../idempotency/names.js';
@@ -76,21 +73,20 @@ export async function attempt(settings: Settings, request: Request, signal?: Abo
 
 const ErrorBodySchema = v.object({ code: v.string(), message: v.string(), status: v.number() });
 
-/** For a body that is not the contract's Error (an intermediary's page). */
-function codeForStatus(status: number): ErrorCode {
-  if (status === 401) return 'UNAUTHORIZED';
-  if (status === 404) return 'NOT_FOUND';
-  if (status === 413) return 'PAYLOAD_TOO_LARGE';
-  if (status === 429) return 'THROTTLED';
-  if (status === 503) return 'SERVICE_UNAVAILABLE';
-  return 'INTERNAL_ERROR';
-}
+/** For a body that is not the contract's Error (an intermediary's page); any other status is INTERNAL_ERROR. */
+const CODE_FOR_STATUS: Partial<Record<number, ErrorCode>> = {
+  401: 'UNAUTHORIZED',
+  404: 'NOT_FOUND',
+  413: 'PAYLOAD_TOO_LARGE',
+  429: 'THROTTLED',
+  503: 'SERVICE_UNAVAILABLE',
+};
 
 /** The typed error of an answer of 400 or more; a ban is a PetStoreBannedError ending `now` + Retry-After. */
 export function errorOf(answer: Answer, now: number): PetStoreError {
   const { status, headers } = answer;
   const parsed = v.safeParse(ErrorBodySchema, answer.body);
-  const code = parsed.success && isErrorCode(parsed.output.code) ? parsed.output.code : codeForStatus(status);
+  const code = parsed.success && isErrorCode(parsed.output.code) ? parsed.output.code : (CODE_FOR_STATUS[status] ?? 'INTERNAL_ERROR');
   const message = parsed.success ? parsed.output.message : `The API answered ${status}`;
   const details = {
     requestId: headers.get('x-request-id') ?? undefined,

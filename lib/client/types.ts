@@ -1,7 +1,4 @@
-/**
- * What the client sends and receives, inferred from the schemas the server checks with, so the two cannot drift:
- * NewCategory is the schema's input (before trimming and normalising).
- */
+/** What the client sends and receives, inferred from the schemas the server checks with (NewCategory: the input). */
 import type * as v from 'valibot';
 import type { CategorySchema, NewCategorySchema } from '../categories/schema.js';
 import type { RateLimitStatusSchema } from '../rate-limit/schema.js';

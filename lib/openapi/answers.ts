@@ -1,18 +1,11 @@
-/**
- * Everything a route can answer, from its definition and the request path's steps: its error codes and the headers
- * on its answers. The document is written from this; a test checks it against the request path.
- */
-
+/** Everything a route can answer, from its definition and the request path's steps: its error codes and headers. */
 import { GATEWAY_RESPONSES, WEB_ACL_RESPONSES } from '../api-gateway/gateway-responses.js';
 import { ERROR_STATUS, type ErrorCode } from '../http/error-codes.js';
 import { BODY_ERRORS } from '../http/json-body.js';
 import { REPLAYED_HEADER } from '../idempotency/key.js';
 import type { Route } from '../routes.js';
 
-/**
- * The answers API Gateway and WAF give for the whole API before the operation runs (400, 401, 404, 413, 429, 500,
- * 503): each cannot vary by path, so every operation can get each, without its own headers.
- */
+/** What API Gateway and WAF answer for the whole API before the operation runs: no path's own, so any operation's. */
 export const GATEWAY_CODES: readonly ErrorCode[] = [
   ...new Set([...Object.values(GATEWAY_RESPONSES), ...Object.values(WEB_ACL_RESPONSES)].map((spec) => spec.code)),
 ];
@@ -67,10 +60,7 @@ export function routeHeaderNames(route: Route): string[] {
   return [...COMMON_HEADERS, ...routeOwnHeaderNames(route)];
 }
 
-/**
- * A 401 (the operation's carries the same) and a status only the gateway answers come before a customer is known: no
- * IETF fields and none of the route's own. Where both answer a status, the operation's headers.
- */
+/** A 401 and a status only the gateway answers come before a customer is known: no IETF fields, none of the route's. */
 export function statusHeaderNames(route: Route, status: number): string[] {
   if (status === 401) return [...GATEWAY_HEADERS, 'WWW-Authenticate'];
   if (onlyFromGateway(route, status)) return [...GATEWAY_HEADERS];

@@ -1,9 +1,4 @@
-/**
- * The OpenAPI 3.1 document, generated from the route definitions and the valibot schemas, so it cannot drift from
- * what the gateway routes and the functions check. `npm run openapi` writes openapi.json; the local gateway serves
- * it at /v1/openapi.json with its environment's deprecation dates.
- */
-
+/** The OpenAPI 3.1 document, generated from the route definitions and valibot schemas, so it cannot drift from the code. */
 import { gatewayResponseTypesOf } from '../api-gateway/gateway-responses.js';
 import { type DeprecationOverrides, deprecationDates } from '../deprecation.js';
 import { ERROR_STATUS } from '../http/error-codes.js';
@@ -196,10 +191,7 @@ function servers(self: ServingServer | undefined): Json[] {
   ];
 }
 
-/**
- * The document; `overrides` are an environment's deprecation dates (none: the definitions' defaults), `self` the
- * server that serves it (none: the committed file, which lists local production first).
- */
+/** `overrides`: an environment's deprecation dates; `self`: the server serving it (none: the committed file). */
 export function buildOpenApiDocument(overrides: DeprecationOverrides = {}, self?: ServingServer): Json {
   const paths: Record<string, Record<string, Json>> = {};
   for (const route of ROUTES) {

@@ -1,8 +1,4 @@
-/**
- * How the document explains each error code, and the Error answer of a status with one or more codes. Numbers come
- * from their definitions, never written again here.
- */
-
+/** How the document explains each error code, and the Error answer of a status; numbers come from their definitions. */
 import { GATEWAY_RESPONSES } from '../api-gateway/gateway-responses.js';
 import { CATEGORY_ALLOWANCE_DEFAULT, CATEGORY_CAP } from '../categories/schema.js';
 import { withThousands } from '../format.js';
@@ -136,8 +132,7 @@ export function errorResponse(
       ? [capitalised(ERROR_DOCS[first].description)]
       : codes.map((code) => `${code}: ${ERROR_DOCS[code].description}`);
   const advice = STATUS_ADVICE[status];
-  // Required when every code of the status carries it; else sent with those that do (409 IDEMPOTENCY_IN_PROGRESS
-  // beside CATEGORY_EXISTS).
+  // Required when every code of the status carries it; else with those that do (409 IDEMPOTENCY_IN_PROGRESS).
   const withRetry = codes.filter((code) => RETRY_AFTER_CODES.has(code));
   const retry =
     withRetry.length === 0

@@ -1,5 +1,4 @@
 /** The document's introduction, with the plans' numbers taken from their definition, and who answers for the API. */
-
 import { DEPRECATION_DEFAULTS } from '../deprecation.js';
 import { withThousands } from '../format.js';
 import { PLAN_LIMITS } from '../plans.js';

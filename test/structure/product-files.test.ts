@@ -21,9 +21,11 @@ function files(dir: string): string[] {
 
 const MAX_HEADER_LINES = 6;
 
-/** The text lines of a module's leading doc comment (after a shebang), the delimiters left out. */
+/** The text lines of a module's leading doc comment (after a shebang), the delimiters left out; `/** … *\/` alone is 1. */
 function headerLines(file: string): number {
-  const header = /^(?:#![^\n]*\n)?\/\*\*\n([\s\S]*?)\n \*\//.exec(readFileSync(path.join(ROOT, file), 'utf8'));
+  const text = readFileSync(path.join(ROOT, file), 'utf8').replace(/^#![^\n]*\n/, '');
+  if (/^\/\*\*[^\n]*\*\/\n/.test(text)) return 1;
+  const header = /^\/\*\*\n([\s\S]*?)\n \*\//.exec(text);
   return header?.[1] ? header[1].split('\n').length : 0;
 }
 

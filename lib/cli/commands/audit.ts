@@ -9,7 +9,6 @@ const show = (value: string | number | boolean | null) => (value === null ? '-' 
 export const audit = defineCommand({
   name: 'audit',
   synopsis: '[--customer <customerId>] [--since <date>]',
-  positionals: [0, 0],
   writes: false,
   flags: { customer: 'string', since: 'string' },
   prepare({ flags, stage }) {

@@ -1,12 +1,7 @@
-/**
- * `categories delete`: one category by id, or every category one customer created (`--created-by`, which without
- * `--yes` lists what it would delete and exits 2). The name is free again, the id never reused, and the category no
- * longer counts against the caps. Each deletion is one transaction with its audit record, under the creator.
- */
+/** `categories delete`: one by id, or all one customer created (`--created-by`; without `--yes` it lists them, exit 2). Audited. */
 import type { StoredCategory } from '../../categories/moderation.js';
 import { CustomerIdSchema, parseReason, parseWith, UsageError } from '../args.js';
-import { deleteCategory } from '../category-deletion.js';
-import { categoryRow, parseCategoryId } from '../category-rows.js';
+import { categoryRow, deleteCategory, parseCategoryId } from '../category-rows.js';
 import { type Action, defineCommand } from '../command.js';
 
 const listed = (found: readonly StoredCategory[]) => found.map((c) => `${c.id} ${JSON.stringify(c.name)}`).join(', ');

@@ -8,7 +8,6 @@ export const categoriesList = defineCommand({
   name: 'categories list',
   writes: false,
   synopsis: '[--created-by <customerId>]',
-  positionals: [0, 0],
   flags: { 'created-by': 'string' },
   prepare({ flags, stage }) {
     const createdBy = flags['created-by'] === undefined ? undefined : parseWith(CustomerIdSchema, flags['created-by'], '--created-by');

@@ -1,8 +1,4 @@
-/**
- * `categories rename`: another name, by the rules and uniqueness of POST /categories; the old name is free again, the
- * id, creator and description stay. Audited under the creator.
- */
-
+/** `categories rename`: another name, by the rules and uniqueness of POST /categories. Audited under the creator. */
 import { CategoryExists } from '../../categories/store.js';
 import { parseReason, UsageError } from '../args.js';
 import { auditCustomerOf, parseCategoryId, parseCategoryName } from '../category-rows.js';

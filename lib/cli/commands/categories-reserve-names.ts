@@ -1,8 +1,4 @@
-/**
- * `categories reserve-names`, the upgrade step for categories stored before names were compared under NFKC_Casefold:
- * reserves every stored name under that rule and reports the names two categories now share, merging nothing (an
- * operator renames or deletes, then runs it again). Changes no category, so it is not audited.
- */
+/** `categories reserve-names`, upgrading to NFKC_Casefold names: reserves them, reports those shared; changes no category (not audited). */
 import type { NameCollision } from '../../categories/moderation.js';
 import { categoryRow } from '../category-rows.js';
 import { defineCommand } from '../command.js';
@@ -17,9 +13,6 @@ function collisionLine(collision: NameCollision): string {
 export const categoriesReserveNames = defineCommand({
   name: 'categories reserve-names',
   writes: true,
-  synopsis: '',
-  positionals: [0, 0],
-  flags: {},
   prepare({ stage }) {
     return async ({ categories }) => {
       const report = await categories.reserveNames();

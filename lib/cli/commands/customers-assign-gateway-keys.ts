@@ -1,18 +1,11 @@
-/**
- * `customers assign-gateway-keys`, the upgrade step of the release that brings usage plans: every customer without a
- * gateway key gets one in its plan's usage plan, audited (with --aws made in API Gateway). Run between the deploy that
- * adds the usage plans and the one that requires the key (docs/deploying.md, "Isolation"); a second run changes nothing.
- */
+/** `customers assign-gateway-keys`, the upgrade step to usage plans: a gateway key for every customer without one, audited. */
 import { limitsOf } from '../../auth/records.js';
 import { usagePlanFor } from '../../usage-plans.js';
 import { defineCommand } from '../command.js';
 
 export const customersAssignGatewayKeys = defineCommand({
   name: 'customers assign-gateway-keys',
-  synopsis: '',
-  positionals: [0, 0],
   writes: true,
-  flags: {},
   prepare({ stage }) {
     return async ({ auth, audit, gateway }) => {
       const assigned: { customerId: string; usagePlan: string }[] = [];

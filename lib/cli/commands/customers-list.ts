@@ -1,17 +1,13 @@
-/**
- * `customers list`: every customer with its plan, limits, working keys and state; `verify`'s temporary customers only
- * with `--include-verify`, otherwise counted in a note.
- */
+/** `customers list`: every customer with its plan, limits, working keys and state; `verify`'s only with `--include-verify`. */
 import { keyStatus } from '../../auth/key-status.js';
 import { isVerifyCustomer, limitsOf } from '../../auth/records.js';
 import { nowMs } from '../../clock.js';
 import { defineCommand } from '../command.js';
-import { INCLUDE_VERIFY, withoutVerify } from '../verify-customers.js';
+import { INCLUDE_VERIFY, withoutVerify } from '../stores.js';
 
 export const customersList = defineCommand({
   name: 'customers list',
   synopsis: `[--${INCLUDE_VERIFY}]`,
-  positionals: [0, 0],
   writes: false,
   flags: { [INCLUDE_VERIFY]: 'boolean' },
   prepare({ flags }) {

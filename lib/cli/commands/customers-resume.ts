@@ -8,7 +8,6 @@ export const customersResume = defineCommand({
   synopsis: '<customerId>',
   positionals: [1, 1],
   writes: true,
-  flags: {},
   prepare({ args, stage }) {
     const customerId = parseWith(CustomerIdSchema, args[0], 'customerId');
     return async ({ auth, audit }) => {

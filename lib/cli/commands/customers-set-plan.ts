@@ -1,8 +1,4 @@
-/**
- * `customers set-plan`: creates a customer or changes its plan (Enterprise with its own limits), audited, and puts its
- * gateway key in the plan's usage plan. It sells no limit the stage cannot admit for one customer (its throttle), and
- * an Enterprise limit above what one address may send past the web ACL needs `--allow-listed`.
- */
+/** `customers set-plan`: creates a customer or changes its plan and usage plan, audited, within what the stage admits. */
 import { changed } from '../../audit/trail.js';
 import { limitsOf } from '../../auth/records.js';
 import { nowMs } from '../../clock.js';

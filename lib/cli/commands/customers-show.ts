@@ -12,7 +12,6 @@ export const customersShow = defineCommand({
   synopsis: '<customerId>',
   positionals: [1, 1],
   writes: false,
-  flags: {},
   prepare({ args, stage }) {
     const customerId = parseWith(CustomerIdSchema, args[0], 'customerId');
     return async ({ auth, counters, usage }) => {

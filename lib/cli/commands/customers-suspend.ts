@@ -1,10 +1,7 @@
-/**
- * `customers suspend`: every key of the customer is refused with 401 saying so (within the authorizer cache TTL);
- * keys and usage are kept, and work again on `customers resume`. Audited.
- */
+/** `customers suspend`: every key of the customer gets 401 saying so; keys and usage are kept. Audited. */
 import { CustomerIdSchema, parseReason, parseWith } from '../args.js';
 import { defineCommand } from '../command.js';
-import { existingCustomer } from '../stores.js';
+import { existingCustomer, suspendAudited } from '../stores.js';
 
 export const customersSuspend = defineCommand({
   name: 'customers suspend',
@@ -23,11 +20,7 @@ export const customersSuspend = defineCommand({
           text: `customer ${customerId} was already suspended, since ${seen.suspendedAt}: nothing changed`,
         };
       }
-      const after = await auth.suspend(
-        seen,
-        reason,
-        audit.change({ action: 'suspend', customerId, changes: { suspended: { from: false, to: true } }, ...(reason ? { reason } : {}) }),
-      );
+      const after = await suspendAudited({ auth, audit }, seen, reason);
       return {
         json: { customerId, suspended: true, suspendedAt: after.suspendedAt, reason: after.suspendedReason ?? null, changed: true },
         text: `customer ${customerId} is suspended (${stage}): its keys get 401 within the authorizer cache TTL; keys and usage are kept`,

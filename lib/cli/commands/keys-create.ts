@@ -1,12 +1,8 @@
-/**
- * `keys create`: issues a key for an existing customer and prints it, the only time it is shown; optionally one that
- * expires (`--expires-in 90d` or `--expires-at 2026-12-31`). Audited.
- */
+/** `keys create`: issues a key for an existing customer, optionally one that expires, and shows it this once. Audited. */
 import { nowMs } from '../../clock.js';
-import { CustomerIdSchema, parseKeyName, parseWith, UsageError } from '../args.js';
-import { createAuditedKey } from '../audited-key.js';
+import { CustomerIdSchema, parseExpiry, parseKeyName, parseWith, UsageError } from '../args.js';
 import { defineCommand } from '../command.js';
-import { parseExpiry } from '../expiry.js';
+import { createAuditedKey, issuedKey } from '../key-rows.js';
 
 export const keysCreate = defineCommand({
   name: 'keys create',
@@ -21,19 +17,12 @@ export const keysCreate = defineCommand({
     return async ({ auth, audit }) => {
       const customer = await auth.getCustomer(customerId);
       if (!customer) throw new UsageError(`no customer "${customerId}" in ${stage}: create it with customers set-plan first`);
-      const { apiKey, record } = await createAuditedKey({ auth, audit }, customerId, stage, { name, expiresAt, now: new Date(nowMs()) });
-      const expiry = record.expiresAt ? `, expires ${record.expiresAt}` : '';
+      const created = await createAuditedKey({ auth, audit }, customerId, stage, { name, expiresAt, now: new Date(nowMs()) });
+      const { json, line } = issuedKey(created, customer.plan, stage);
       const suspended = customer.suspendedAt ? '\nThe customer is suspended: the key is refused until `customers resume`.' : '';
       return {
-        json: {
-          apiKey,
-          keyId: record.keyId,
-          customerId,
-          plan: customer.plan,
-          stage,
-          ...(record.expiresAt ? { expiresAt: record.expiresAt } : {}),
-        },
-        text: `${apiKey}\n\nkey ${record.keyId} for customer ${customerId} (${customer.plan}, ${stage}${expiry}).\nThis is the only time the key is shown: only its SHA-256 is stored.${suspended}`,
+        json,
+        text: `${created.apiKey}\n\n${line}.\nThis is the only time the key is shown: only its SHA-256 is stored.${suspended}`,
       };
     };
   },

@@ -10,7 +10,6 @@ export const keysList = defineCommand({
   synopsis: '[<customerId>]',
   positionals: [0, 1],
   writes: false,
-  flags: {},
   prepare({ args, stage }) {
     const customerId = args[0] === undefined ? undefined : parseWith(CustomerIdSchema, args[0], 'customerId');
     return async ({ auth }) => {

@@ -3,28 +3,20 @@ import { KeyNotFound } from '../../auth/admin-change.js';
 import { nowMs } from '../../clock.js';
 import { KeyIdSchema, parseWith } from '../args.js';
 import { defineCommand } from '../command.js';
+import { revokeAuditedKey } from '../key-rows.js';
 
 export const keysRevoke = defineCommand({
   name: 'keys revoke',
   synopsis: '<keyId>',
   positionals: [1, 1],
   writes: true,
-  flags: {},
   prepare({ args, stage }) {
     const keyId = parseWith(KeyIdSchema, args[0], 'keyId');
     return async ({ auth, audit }) => {
       const found = await auth.findKeyById(keyId);
       if (!found || found.stage !== stage) throw new KeyNotFound(`no key "${keyId}"`);
       const now = new Date(nowMs());
-      const revokedNow =
-        found.status === 'active' &&
-        (await auth.revoke(
-          found,
-          audit.change(
-            { action: 'key-revoke', customerId: found.customerId, keyId, changes: { status: { from: 'active', to: 'revoked' } } },
-            now,
-          ),
-        ));
+      const revokedNow = found.status === 'active' && (await revokeAuditedKey({ auth, audit }, found, now));
       const record = revokedNow
         ? { ...found, status: 'revoked', revokedAt: now.toISOString() }
         : ((await auth.findKeyById(keyId)) ?? found);

@@ -1,14 +1,10 @@
-/**
- * `keys roll`: a new key for the same customer, shown once; the old one works until the grace period ends (default
- * 24 h, `--grace 0` for none), never longer than it would have. The new key keeps the old name unless `--name`. Audited.
- */
-
+/** `keys roll`: a new key, shown once; the old one works until the grace ends, never longer than it would have. Audited. */
 import { KeyNotFound } from '../../auth/admin-change.js';
 import { keyStatus } from '../../auth/key-status.js';
 import { nowMs } from '../../clock.js';
-import { KeyIdSchema, parseDuration, parseKeyName, parseWith, UsageError } from '../args.js';
+import { KeyIdSchema, parseDuration, parseExpiry, parseKeyName, parseWith, UsageError } from '../args.js';
 import { defineCommand } from '../command.js';
-import { parseExpiry } from '../expiry.js';
+import { issuedKey } from '../key-rows.js';
 
 const DEFAULT_GRACE_SECONDS = 86_400;
 
@@ -56,20 +52,13 @@ export const keysRoll = defineCommand({
       });
       const oldEnds = graceEnds.toISOString();
       const oldStatus = keyStatus(rolled.old, now.getTime());
+      const { json, line } = issuedKey(rolled, customer.plan, stage);
       return {
-        json: {
-          apiKey: rolled.apiKey,
-          keyId: rolled.record.keyId,
-          customerId: old.customerId,
-          plan: customer.plan,
-          stage,
-          ...(rolled.record.expiresAt ? { expiresAt: rolled.record.expiresAt } : {}),
-          rolledFrom: { keyId, expiresAt: oldEnds },
-        },
+        json: { ...json, rolledFrom: { keyId, expiresAt: oldEnds } },
         text: [
           rolled.apiKey,
           '',
-          `key ${rolled.record.keyId} for customer ${old.customerId} (${customer.plan}, ${stage}${rolled.record.expiresAt ? `, expires ${rolled.record.expiresAt}` : ''}) replaces ${keyId}.`,
+          `${line} replaces ${keyId}.`,
           oldStatus === 'expired'
             ? `${keyId} no longer works (expired ${oldEnds}).`
             : `${keyId} keeps working until ${oldEnds}, then is refused as expired.`,

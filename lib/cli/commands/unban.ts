@@ -1,7 +1,4 @@
-/**
- * `unban`: lifts a customer's temporary ban before it runs out, audited by a record written right after. A customer
- * not banned is left as it is, and nothing is recorded.
- */
+/** `unban`: lifts a customer's temporary ban before it runs out, audited by a record written right after. */
 import { limitsOf } from '../../auth/records.js';
 import { nowMs } from '../../clock.js';
 import { CustomerIdSchema, parseWith } from '../args.js';
@@ -13,7 +10,6 @@ export const unban = defineCommand({
   synopsis: '<customerId>',
   positionals: [1, 1],
   writes: true,
-  flags: {},
   prepare({ args, stage }) {
     const customerId = parseWith(CustomerIdSchema, args[0], 'customerId');
     return async ({ auth, counters, bans, audit }) => {

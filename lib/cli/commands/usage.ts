@@ -1,14 +1,10 @@
-/**
- * `usage`: one customer's requests per UTC day with its live windows, ban and deprecated calls; or with `--month` every
- * customer's totals, the basis of a bill (`--csv`; `verify`'s customers only with `--include-verify`). Spends no quota.
- */
+/** `usage`: a customer's requests per UTC day, windows and ban; or with `--month` every customer's, a bill's basis. Spends no quota. */
 import { limitsOf } from '../../auth/records.js';
 import { nowMs } from '../../clock.js';
 import { DAY_SECONDS, dateOf, dayStartOf, parseMonth } from '../../usage/days.js';
 import { CustomerIdSchema, parseDay, parseMonthFlag, parseWith, UsageError } from '../args.js';
 import { type Action, defineCommand } from '../command.js';
-import { existingCustomer } from '../stores.js';
-import { INCLUDE_VERIFY, withoutVerify } from '../verify-customers.js';
+import { existingCustomer, INCLUDE_VERIFY, withoutVerify } from '../stores.js';
 
 /** Without --from: the last 30 days up to --to (or today), but none before the customer existed. */
 const DEFAULT_DAYS = 30;

@@ -1,7 +1,4 @@
-/**
- * Where `verify` sends its requests: `--url`; else with --aws the stack's ApiUrl output; else the stage's local
- * gateway (PORT for production, STAGING_PORT for staging).
- */
+/** Where `verify` sends its requests: `--url`, else the stack's ApiUrl output with --aws, else the stage's local gateway. */
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { localConfig } from '../../config.js';
 import { API_STAGE_NAME, API_URL_OUTPUT, type Stage } from '../../stacks.js';

@@ -1,7 +1,4 @@
-/**
- * What a check of `verify` is: a name that stays the same from run to run, and a run that returns what was wrong. The
- * checks share one context (the temporary customer, what earlier checks learnt): each is one step of a client's session.
- */
+/** What a check of `verify` is, and the context the checks share as steps of one client session. */
 import type { Limits } from '../../plans.js';
 import type { Stage } from '../../stacks.js';
 import type { Answer, Send } from './http.js';
@@ -33,12 +30,7 @@ export interface Check {
   run(context: VerifyContext): Promise<CheckOutcome>;
 }
 
-export interface CheckResult {
-  check: string;
-  passed: boolean;
-  problems: string[];
-  detail?: string;
-}
+export type CheckResult = CheckOutcome & { check: string; passed: boolean };
 
 /** Runs a check; one that throws (no answer from the API, DynamoDB unreachable) failed with that reason. */
 export async function runCheck(check: { name: string; run(): Promise<CheckOutcome> }): Promise<CheckResult> {

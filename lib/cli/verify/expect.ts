@@ -1,8 +1,4 @@
-/**
- * What the contract promises of every answer, as `verify` checks it from outside: X-Request-Id, nosniff, the three
- * X-RateLimit headers, JSON, and for an error the Error body. Each function returns the broken promises in an
- * operator's words; none means the answer keeps them.
- */
+/** What the contract promises of every answer, as `verify` checks it: each function returns the broken promises. */
 import type { ErrorCode } from '../../http/error-codes.js';
 import type { Answer } from './http.js';
 

@@ -1,8 +1,4 @@
-/**
- * How `verify` talks to the API: as any client, with plain fetch. Every answer is read whole (status, headers, text,
- * and JSON where it parses), so a check can say exactly what it got; a request that gets no answer throws why.
- */
-
+/** How `verify` talks to the API: plain fetch, every answer read whole; a request that gets no answer throws why. */
 export interface Answer {
   status: number;
   headers: Headers;

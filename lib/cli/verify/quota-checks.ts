@@ -1,8 +1,4 @@
-/**
- * The checks of `verify` about the temporary customer's quota: an admitted request's headers, the 429 once the minute
- * is used up, and GET /rate-limit, which spends nothing. The day limit is out of the checks' reach, so the headers
- * show the minute, and a few requests use it up.
- */
+/** The checks of `verify` about the quota: an admitted request's headers, the 429 of a used-up minute, GET /rate-limit. */
 import * as v from 'valibot';
 import { CategorySchema } from '../../categories/schema.js';
 import type { Limits } from '../../plans.js';
@@ -81,8 +77,7 @@ export const minuteUsedUp: Check = {
   name: '429 RATE_LIMIT_EXCEEDED once the minute is used up',
   async run(context) {
     const { send, apiKey, limits } = context;
-    // Enough to use up a minute, and the next one if the first ends meanwhile; the one refusal is far below the
-    // ban's threshold, max(10, per-minute limit) refusals in a minute.
+    // Enough for a minute, and the next if the first ends meanwhile; one refusal is far below the ban's threshold.
     const most = 2 * limits.perMinute + 2;
     for (let sent = 1; sent <= most; sent++) {
       const answer = await send('/categories', { key: apiKey });

@@ -1,7 +1,4 @@
-/**
- * The checks of `verify` that do not depend on the quota: a missing and a bad key, a create with an Idempotency-Key
- * and its replay, a bad body, an unknown path, and the deprecated operations' headers.
- */
+/** The checks of `verify` that do not depend on the quota. */
 import { isDeepStrictEqual } from 'node:util';
 import * as v from 'valibot';
 import { generateKey } from '../../auth/keys.js';

@@ -1,8 +1,4 @@
-/**
- * One run of `verify`: the temporary customer, the checks in a client session's order, and the customer's retirement
- * whatever happened. For the quota, the checks that spend a request or two come first, then the one that uses up the
- * minute, then GET /rate-limit, which must answer while it is used up.
- */
+/** One run of `verify`: the temporary customer, the checks in a client session's order, and its retirement whatever happened. */
 import { nowMs } from '../../clock.js';
 import type { Stage } from '../../stacks.js';
 import type { Stores } from '../stores.js';
@@ -12,6 +8,7 @@ import { listCategories, minuteUsedUp, rateLimitStatus } from './quota-checks.js
 import { badBody, badKey, create, deprecatedOperations, missingKey, replay, unknownPath } from './request-checks.js';
 import { createTemporaryCustomer, retire, runName } from './temporary-customer.js';
 
+// Quota: those that spend a request or two first, then the one that uses up the minute, then GET /rate-limit (must answer).
 export const CHECKS: readonly Check[] = [
   missingKey,
   badKey,
@@ -25,22 +22,12 @@ export const CHECKS: readonly Check[] = [
   rateLimitStatus,
 ];
 
-export interface VerifyRun {
-  stage: Stage;
-  baseUrl: string;
-  customerId: string;
-  keyId: string;
-  /** The checks, then the retirement of the key and the customer. */
-  results: CheckResult[];
-  categories: { id: number; name: string }[];
-}
-
 export async function verifyStage(
   stores: Pick<Stores, 'auth' | 'audit' | 'categories' | 'gateway'>,
   stage: Stage,
   baseUrl: string,
   signal: AbortSignal,
-): Promise<VerifyRun> {
+) {
   const started = new Date(nowMs());
   const name = runName(started);
   const customer = await createTemporaryCustomer(stores, name, stage, started);
@@ -75,3 +62,5 @@ export async function verifyStage(
   }
   return { stage, baseUrl, customerId: customer.customerId, keyId: customer.keyId, results, categories: context.created };
 }
+
+export type VerifyRun = Awaited<ReturnType<typeof verifyStage>>;

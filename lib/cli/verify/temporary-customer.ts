@@ -1,8 +1,4 @@
-/**
- * The customer `verify` checks a stage as, made and retired through the same stores and audit trail as the commands,
- * so every change is audited and none outlives the run. Its id names the run (`verify-<UTC time>-<random>`), as does
- * the category it creates; its item says it is verify's (`purpose`), so listings and billing leave it out.
- */
+/** `verify`'s temporary customer, made and retired through the commands' stores, audited; `purpose` keeps it out of bills. */
 import { randomBytes } from 'node:crypto';
 import { changed } from '../../audit/trail.js';
 import { VERIFY_PURPOSE } from '../../auth/records.js';
@@ -10,9 +6,9 @@ import { nowMs } from '../../clock.js';
 import type { Limits } from '../../plans.js';
 import type { Stage } from '../../stacks.js';
 import { usagePlanFor } from '../../usage-plans.js';
-import { createAuditedKey } from '../audited-key.js';
-import { deleteCategory } from '../category-deletion.js';
-import type { Stores } from '../stores.js';
+import { deleteCategory } from '../category-rows.js';
+import { createAuditedKey, revokeAuditedKey } from '../key-rows.js';
+import { type Stores, suspendAudited } from '../stores.js';
 import { type CheckResult, runCheck } from './check.js';
 
 /** A minute a dozen requests use up, a day the checks (fewer than 40 requests) cannot reach. */
@@ -23,13 +19,6 @@ const KEY_LIFETIME_MS = 60 * 60 * 1000;
 
 const KEY_NAME = 'petstore verify';
 const SUSPEND_REASON = 'temporary customer of petstore verify';
-
-export interface TemporaryCustomer {
-  customerId: string;
-  keyId: string;
-  apiKey: string;
-  limits: Limits;
-}
 
 export function runName(now: Date): string {
   const stamp = now
@@ -45,7 +34,7 @@ export async function createTemporaryCustomer(
   customerId: string,
   stage: Stage,
   now: Date,
-): Promise<TemporaryCustomer> {
+) {
   const limits = TEMPORARY_LIMITS;
   const key = await gateway.place({ customerId }, usagePlanFor('enterprise', limits).name);
   await auth.setPlan(customerId, 'enterprise', limits, {
@@ -62,20 +51,16 @@ export async function createTemporaryCustomer(
     return { customerId, keyId: record.keyId, apiKey, limits };
   } catch (error) {
     // A customer without a key is still an active customer: it goes too.
-    await suspend({ auth, audit }, customerId, new Date(nowMs()));
+    await suspend({ auth, audit }, customerId);
     throw error;
   }
 }
 
-async function suspend({ auth, audit }: Pick<Stores, 'auth' | 'audit'>, customerId: string, now: Date): Promise<string> {
-  const seen = await auth.getCustomer(customerId);
+async function suspend(stores: Pick<Stores, 'auth' | 'audit'>, customerId: string): Promise<string> {
+  const seen = await stores.auth.getCustomer(customerId);
   if (!seen) throw new Error(`customer ${customerId} is not there to suspend`);
   if (seen.suspendedAt) return `${customerId}, suspended already`;
-  await auth.suspend(
-    seen,
-    SUSPEND_REASON,
-    audit.change({ action: 'suspend', customerId, changes: { suspended: { from: false, to: true } }, reason: SUSPEND_REASON }, now),
-  );
+  await suspendAudited(stores, seen, SUSPEND_REASON);
   return customerId;
 }
 
@@ -83,14 +68,7 @@ async function revoke({ auth, audit }: Pick<Stores, 'auth' | 'audit'>, keyId: st
   const found = await auth.findKeyById(keyId);
   if (!found) throw new Error(`key ${keyId} is not there to revoke`);
   if (found.status === 'revoked') return `${keyId}, revoked already`;
-  const revoked = await auth.revoke(
-    found,
-    audit.change(
-      { action: 'key-revoke', customerId: found.customerId, keyId, changes: { status: { from: 'active', to: 'revoked' } } },
-      now,
-    ),
-  );
-  return revoked ? keyId : `${keyId}, revoked meanwhile by someone else`;
+  return (await revokeAuditedKey({ auth, audit }, found, now)) ? keyId : `${keyId}, revoked meanwhile by someone else`;
 }
 
 async function deleteCreated(stores: Pick<Stores, 'categories' | 'audit'>, created: readonly { id: number }[], runCustomer: string) {
@@ -105,34 +83,25 @@ async function deleteCreated(stores: Pick<Stores, 'categories' | 'audit'>, creat
   return deleted.length ? `deleted ${deleted.join(', ')}` : 'none to delete';
 }
 
-/**
- * Deletes the gateway key and the run's categories, revokes the key and suspends the customer, whatever the checks
- * did. Each is a check: one that fails leaves something for an operator to remove, and the run must not pass.
- */
+/** Each step of the clean-up is a check: one that fails leaves something for an operator to remove, and the run fails. */
 export async function retire(
   stores: Pick<Stores, 'auth' | 'audit' | 'categories' | 'gateway'>,
-  customer: TemporaryCustomer,
+  customer: Awaited<ReturnType<typeof createTemporaryCustomer>>,
   created: readonly { id: number }[],
 ): Promise<CheckResult[]> {
-  return [
-    await runCheck({
-      name: 'temporary gateway key deleted',
-      run: async () => {
+  const steps: [string, () => Promise<string>][] = [
+    [
+      'temporary gateway key deleted',
+      async () => {
         const held = await stores.auth.getCustomer(customer.customerId);
-        return { problems: [], detail: held ? await stores.gateway.remove(held) : 'none' };
+        return held ? await stores.gateway.remove(held) : 'none';
       },
-    }),
-    await runCheck({
-      name: 'temporary key revoked (audited)',
-      run: async () => ({ problems: [], detail: await revoke(stores, customer.keyId, new Date(nowMs())) }),
-    }),
-    await runCheck({
-      name: 'categories the run created deleted (audited)',
-      run: async () => ({ problems: [], detail: await deleteCreated(stores, created, customer.customerId) }),
-    }),
-    await runCheck({
-      name: 'temporary customer suspended (audited)',
-      run: async () => ({ problems: [], detail: await suspend(stores, customer.customerId, new Date(nowMs())) }),
-    }),
+    ],
+    ['temporary key revoked (audited)', () => revoke(stores, customer.keyId, new Date(nowMs()))],
+    ['categories the run created deleted (audited)', () => deleteCreated(stores, created, customer.customerId)],
+    ['temporary customer suspended (audited)', () => suspend(stores, customer.customerId)],
   ];
+  const results: CheckResult[] = [];
+  for (const [name, step] of steps) results.push(await runCheck({ name, run: async () => ({ problems: [], detail: await step() }) }));
+  return results;
 }
