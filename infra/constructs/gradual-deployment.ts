@@ -10,13 +10,13 @@
  */
 import { Duration } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
-import { Alarm, ComparisonOperator, MathExpression, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
-import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { type Alarm, type AlarmProps, ComparisonOperator, MathExpression, Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import { type ILambdaDeploymentConfig, LambdaApplication, LambdaDeploymentConfig, LambdaDeploymentGroup } from 'aws-cdk-lib/aws-codedeploy';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import type { Stage } from '../../lib/stacks.js';
+import { notifyingAlarm } from './alarm-topic.js';
 import type { ApiFunction } from './api-function.js';
 
 /**
@@ -101,16 +101,8 @@ export class GradualDeployment extends Construct {
       description: `CodeDeploy shifting the live aliases of Pet Store ${stage} between versions and reading its rollout alarms`,
     });
 
-    const alarmOn = (alarmId: string, alarm: ConstructorParameters<typeof Alarm>[2]) => {
-      const created = new Alarm(this, alarmId, { treatMissingData: TreatMissingData.NOT_BREACHING, ...alarm });
-      // ALARM and OK, as every alarm of the stage: whoever was told a rollout alarm fired is told when it cleared, and
-      // knows when a redeploy may start (a deployment that starts while one of its alarms is in ALARM stops at once).
-      for (const topic of props.alarmTopics ?? []) {
-        created.addAlarmAction(new SnsAction(topic));
-        created.addOkAction(new SnsAction(topic));
-      }
-      return created;
-    };
+    // A deployment that starts while one of its alarms is in ALARM stops at once: the OK notice says a redeploy may start.
+    const alarmOn = (alarmId: string, alarm: AlarmProps) => notifyingAlarm(this, alarmId, props.alarmTopics ?? [], alarm);
 
     const requests = api.metricCount({ period: ROLLOUT_PERIOD, statistic: 'Sum' });
     const serverErrors = api.metricServerError({ period: ROLLOUT_PERIOD, statistic: 'Sum' });

@@ -1,12 +1,12 @@
 /**
  * What an operator looks at and what wakes them: one dashboard per environment and alarms on the symptoms clients
- * feel (server errors, slow answers, DynamoDB throttling, throttled functions), all notifying one SNS topic that
- * this account's CloudWatch alarms may publish to, and optionally an existing topic of the operator's.
+ * feel (server errors, slow answers, DynamoDB throttling, throttled functions), notifying the stage's alarm topics.
  */
 import { Duration } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import {
-  Alarm,
+  type Alarm,
+  type AlarmProps,
   ComparisonOperator,
   Dashboard,
   GraphWidget,
@@ -14,9 +14,7 @@ import {
   MathExpression,
   Metric,
   TextWidget,
-  TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
-import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { FilterPattern, type ILogGroup, MetricFilter } from 'aws-cdk-lib/aws-logs';
@@ -26,21 +24,16 @@ import type { TableId } from '../../lib/dynamo/tables.js';
 import { DECISION_DIMENSIONS, DECISION_METRICS, metricsNamespace } from '../../lib/metric-names.js';
 import { PLAN_NAMES } from '../../lib/plans.js';
 import { ROUTES } from '../../lib/routes.js';
-import { API_STAGE_NAME, type Stage } from '../../lib/stacks.js';
-import { alarmTopic } from './alarm-topic.js';
+import { API_STAGE_NAME } from '../../lib/stacks.js';
+import { type AlarmTopicProps, alarmTopic, notifyingAlarm } from './alarm-topic.js';
 
-export interface MonitoringProps {
-  readonly stage: Stage;
+export interface MonitoringProps extends AlarmTopicProps {
   readonly api: RestApi;
   readonly accessLogGroup: ILogGroup;
   readonly authorizerFunction: IFunction;
   /** Every function of the stage, the authorizer included: a throttle of any of them refuses a client. */
   readonly functions: readonly IFunction[];
   readonly tables: Readonly<Record<TableId, ITable>>;
-  /** @default - no subscription; subscribe to the topic by other means */
-  readonly alarmEmail?: string;
-  /** An existing SNS topic every alarm notifies besides the stack's own; its policy must let CloudWatch publish. */
-  readonly alarmTopicArn?: string;
 }
 
 const PERIOD = Duration.minutes(5);
@@ -142,14 +135,7 @@ export class Monitoring extends Construct {
     );
     const lambdaThrottles = sumOfSparse(functionThrottles, 'Lambda throttled invocations (all functions)');
 
-    const alarmOn = (alarmId: string, alarm: Omit<ConstructorParameters<typeof Alarm>[2], 'metric'> & { metric: IMetric }) => {
-      const created = new Alarm(this, alarmId, { treatMissingData: TreatMissingData.NOT_BREACHING, ...alarm });
-      for (const topic of this.destinations) {
-        created.addAlarmAction(new SnsAction(topic));
-        created.addOkAction(new SnsAction(topic));
-      }
-      return created;
-    };
+    const alarmOn = (alarmId: string, alarm: AlarmProps) => notifyingAlarm(this, alarmId, this.destinations, alarm);
     this.alarms = [
       alarmOn('ServerErrorRate', {
         alarmDescription: `Pet Store ${stage}: more than ${ALARM_THRESHOLDS.serverErrorPercent}% of requests answered 5xx`,

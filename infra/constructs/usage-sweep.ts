@@ -5,8 +5,7 @@
  */
 import path from 'node:path';
 import { Duration } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
-import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { type Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
@@ -15,6 +14,7 @@ import { Construct } from 'constructs';
 import type { FunctionEnvironment } from '../../lib/config.js';
 import { FUNCTION_SETTINGS } from '../../lib/function-settings.js';
 import type { Stage } from '../../lib/stacks.js';
+import { notifyingAlarm } from './alarm-topic.js';
 import { ApiFunction, type FunctionLogProps, PROJECT_ROOT } from './api-function.js';
 import { USAGE_SWEEP_ACTIONS } from './table-access.js';
 
@@ -62,7 +62,7 @@ export class UsageSweep extends Construct {
     const fn = this.handlerFunction;
     const hour = Duration.hours(1);
     this.alarms = [
-      new Alarm(this, 'Errors', {
+      notifyingAlarm(this, 'Errors', props.alarmTopics, {
         alarmDescription:
           `Pet Store ${stage}: the usage sweep failed; finished days stay on the counter items (usage reads stay right) ` +
           'until a run succeeds: see its log group',
@@ -72,7 +72,7 @@ export class UsageSweep extends Construct {
         evaluationPeriods: 1,
         treatMissingData: TreatMissingData.NOT_BREACHING,
       }),
-      new Alarm(this, 'NotRunning', {
+      notifyingAlarm(this, 'NotRunning', props.alarmTopics, {
         alarmDescription: `Pet Store ${stage}: the usage sweep has not run for 3 hours: check its schedule (EventBridge rule)`,
         metric: fn.metricInvocations({ period: hour, statistic: 'Sum' }),
         threshold: 1,
@@ -82,11 +82,5 @@ export class UsageSweep extends Construct {
         treatMissingData: TreatMissingData.BREACHING,
       }),
     ];
-    for (const alarm of this.alarms) {
-      for (const topic of props.alarmTopics) {
-        alarm.addAlarmAction(new SnsAction(topic));
-        alarm.addOkAction(new SnsAction(topic));
-      }
-    }
   }
 }
