@@ -1,7 +1,6 @@
 /**
- * API Gateway's account-wide setting, in a stack of its own: the IAM role API Gateway assumes to write every stage's
- * execution logs in the account and region (AWS::ApiGateway::Account). One such resource per account and region, so
- * one stack per account and region, which the stage stacks depend on; neither stage owns what both use.
+ * API Gateway's account-wide setting (AWS::ApiGateway::Account): the IAM role it assumes to write every stage's
+ * execution logs, one per account and region, so in a stack of its own that the stage stacks depend on.
  */
 import { RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { CfnAccount } from 'aws-cdk-lib/aws-apigateway';

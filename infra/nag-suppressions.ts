@@ -1,7 +1,6 @@
 /**
- * Every cdk-nag finding we accept, each on the narrowest construct and with the reason a security reviewer would
- * ask for. Nothing is suppressed stack-wide; a new construct with a finding fails the synth until it is fixed or
- * argued for here.
+ * Every cdk-nag finding we accept, each on the narrowest construct and with the reason a security reviewer would ask
+ * for; a new finding fails the synth until it is fixed or argued for here.
  */
 import { NagSuppressions } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
@@ -30,15 +29,16 @@ export const REASONS = {
     'written here would fail a release with AccessDenied the day CodeDeploy needs one more action.',
 } as const;
 
+/** An AWS-managed policy on a service role. */
+function acceptManagedPolicy(role: IConstruct, reason: string, policy: string): void {
+  NagSuppressions.addResourceSuppressions(role, [
+    { id: 'AwsSolutions-IAM4', reason, appliesTo: [`Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/${policy}`] },
+  ]);
+}
+
 /** API Gateway's account-wide logging role, in a stack of its own (infra/api-gateway-account-stack.ts). */
 export function acknowledgeAccountRoleFindings(role: IConstruct): void {
-  NagSuppressions.addResourceSuppressions(role, [
-    {
-      id: 'AwsSolutions-IAM4',
-      reason: REASONS.apiGatewayLogsRole,
-      appliesTo: ['Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs'],
-    },
-  ]);
+  acceptManagedPolicy(role, REASONS.apiGatewayLogsRole, 'AmazonAPIGatewayPushToCloudWatchLogs');
 }
 
 export function acknowledgeFindings(stack: PetStoreStack): void {
@@ -56,11 +56,5 @@ export function acknowledgeFindings(stack: PetStoreStack): void {
       );
     }
   }
-  NagSuppressions.addResourceSuppressions(stack.rollout.role, [
-    {
-      id: 'AwsSolutions-IAM4',
-      reason: REASONS.codeDeployRole,
-      appliesTo: ['Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited'],
-    },
-  ]);
+  acceptManagedPolicy(stack.rollout.role, REASONS.codeDeployRole, 'AWSCodeDeployRoleForLambdaLimited');
 }

@@ -1,6 +1,6 @@
 /**
- * The CDK app: the staging and the production stack from one stack class, each with its settings from context, and
- * the stack of API Gateway's account setting they depend on; all checked by cdk-nag's AWS Solutions rules. `infra/app.ts` runs it for the CLI; tests build it in-process.
+ * The CDK app: the staging and the production stack, each with its settings from context, and the stack of API
+ * Gateway's account setting they depend on; all checked by cdk-nag's AWS Solutions rules.
  */
 import { App, type AppProps, Aspects, type Environment } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -30,8 +30,7 @@ export function buildApp(props?: AppProps): PetStoreApp {
     staging: deploymentEnv(context, process.env, { account: settings.staging.account, region: settings.staging.region }),
     production: deploymentEnv(context, process.env, { account: settings.production.account, region: settings.production.region }),
   };
-  // One AWS::ApiGateway::Account per account and region: one stack for both stages when they share (or leave open)
-  // their environment, which `cdk deploy` of either stage deploys first into whatever account it deploys to.
+  // One AWS::ApiGateway::Account per account and region: one stack for both stages when they share their environment.
   const sameEnv = envs.staging.account === envs.production.account && envs.staging.region === envs.production.region;
   const shared = sameEnv ? new ApiGatewayAccountStack(app, API_GATEWAY_ACCOUNT_STACK, { env: envs.staging }) : undefined;
   const accountStack = (stage: Stage) =>
@@ -46,8 +45,7 @@ export function buildApp(props?: AppProps): PetStoreApp {
   };
   // Staging first, as lib/stacks.ts lists the stages; the type wants one entry per Stage.
   const stacks: Record<Stage, PetStoreStack> = { staging: stack('staging'), production: stack('production') };
-  // cdk-nag 2.x is an Aspect, not a policy-validation plugin (it has no IPolicyValidationPlugin), so it is added
-  // here; aws-cdk-lib's own CloudFormation validation runs as a plugin at synth (see cdk.json's feature flag).
+  // cdk-nag 2.x is an Aspect, not a policy-validation plugin.
   Aspects.of(app).add(new AwsSolutionsChecks({ verbose: true }));
   return { app, stacks, accountStacks };
 }

@@ -1,7 +1,6 @@
 /**
- * One environment of the Pet Store: tables, API (with its functions), the WAF web ACL in front of it, monitoring and
- * the gradual rollout of new function versions. The stack only wires these constructs together; each concern lives
- * in its construct. Production and staging are two instances of it.
+ * One environment of the Pet Store (production or staging): tables, API (with its functions), the WAF web ACL in front
+ * of it, monitoring, the usage sweep and the gradual rollout of new function versions, wired together.
  */
 import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';

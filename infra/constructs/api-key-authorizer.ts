@@ -1,10 +1,7 @@
 /**
- * The REQUEST authorizer on every method: API Gateway passes it the Authorization header, and it checks the key
- * against the keys and customers tables (functions/authorizer.ts). Its function is created beside it, in the same
- * scope, under the id `Authorizer`, so that the logical ids it had before this construct existed stay unchanged.
- * API Gateway invokes the function's live alias (its URI and invoke permission name it), so a new version of the
- * authorizer rolls out like any operation's; the decisions API Gateway caches are the authorizer's, whichever
- * version made them.
+ * The REQUEST authorizer on every method: API Gateway passes it the Authorization header, and functions/authorizer.ts
+ * checks the key. Its function is created beside it, in the same scope, under the id `Authorizer` (logical ids kept),
+ * and invoked through its live alias, so a new version rolls out like any operation's.
  */
 import path from 'node:path';
 import { Duration } from 'aws-cdk-lib';
@@ -18,10 +15,7 @@ import type { Stage } from '../../lib/stacks.js';
 import { ApiFunction, type FunctionConcurrencyProps, type FunctionLogProps, PROJECT_ROOT } from './api-function.js';
 import type { TableUses } from './table-access.js';
 
-/**
- * What functions/authorizer.ts reads: a key by its hash, then its customer's plan. It is not an operation of the
- * route table, so its tables are declared here.
- */
+/** What functions/authorizer.ts reads (a key by its hash, then its customer's plan): it is no route of the table. */
 export const AUTHORIZER_TABLES: TableUses = { keys: 'read', customers: 'read' };
 
 export interface ApiKeyAuthorizerProps extends FunctionLogProps, FunctionConcurrencyProps {
@@ -32,10 +26,7 @@ export interface ApiKeyAuthorizerProps extends FunctionLogProps, FunctionConcurr
   readonly tables: Readonly<Record<TableId, ITable>>;
   /** @default AUTHORIZER_TABLES (keys and customers, read) */
   readonly tableUses?: TableUses;
-  /**
-   * Environments kept initialised on the live alias, so that an uncached request never waits for a cold start.
-   * @default 0: none
-   */
+  /** Environments kept initialised on the live alias, so no uncached request waits for a cold start. @default 0 */
   readonly provisionedConcurrency?: number;
 }
 

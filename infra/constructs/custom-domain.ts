@@ -1,11 +1,7 @@
 /**
  * An optional custom domain for the API: a regional API Gateway domain name with TLS 1.2 and an ACM certificate,
- * mapped under /v1 so that its base URL ends in /v1 like the execute-api one. The mapping is created beside it, in
- * the same scope, so that the logical ids it had before this construct existed stay unchanged.
- *
- * A regional domain name needs its certificate in its own region; CloudFormation would only find out halfway
- * through a deploy. With a known region a certificate from another one fails the synth; in an environment-agnostic
- * stack a template rule makes CloudFormation refuse the deploy before it changes anything.
+ * mapped under /v1 (the mapping beside it, in the same scope, keeps its logical id). The certificate must be in the
+ * stack's region: checked at synth when the region is known, else by a template rule before the deploy changes anything.
  */
 import { Arn, ArnFormat, Aws, CfnRule, Fn, Stack, Token } from 'aws-cdk-lib';
 import { BasePathMapping, DomainName, EndpointType, type RestApi, SecurityPolicy } from 'aws-cdk-lib/aws-apigateway';

@@ -7,10 +7,7 @@ import { FALLBACK_RESPONSE_TYPES, GATEWAY_RESPONSES, type GatewayResponseSpec } 
 import { ANSWER_HEADERS, GATEWAY_RATE_LIMIT_HEADERS } from '../../lib/http/answer-headers.js';
 import { constructIdOf } from './construct-id.js';
 
-/**
- * Responses whose message is the reason the authorizer put in its context: a refused key says why (wrong
- * environment, revoked, …). The static message in GATEWAY_RESPONSES is what the local gateway falls back to.
- */
+/** Responses whose message is the reason the authorizer put in its context (wrong environment, revoked, …). */
 export const AUTHORIZER_MESSAGE_TYPES: ReadonlySet<string> = new Set(['ACCESS_DENIED']);
 
 /** Adds one gateway response per entry; `MISSING_AUTHENTICATION_TOKEN` gets the id `ResponseMissingAuthenticationToken`. */

@@ -46,18 +46,13 @@ export const ALARM_THRESHOLDS = {
   p99LatencyMs: 2000,
   /** Throttled DynamoDB requests in each of two consecutive 5-minute periods: on-demand capacity is not keeping up. */
   dynamoThrottles: 1,
-  /**
-   * Throttled invocations of any function in one 5-minute period. Each is a client's request refused with a 500
-   * (API Gateway answers 500 when Lambda refuses the invocation), so one is enough.
-   */
+  /** Throttled invocations of any function in 5 minutes: each is a request API Gateway answered 500, so one is enough. */
   lambdaThrottles: 1,
 } as const;
 
 /**
- * The sum of metrics that are published only for periods with something to count. Metric math leaves a period out
- * when any operand has no value there, so a plain sum would need every metric to count at once; FILL(…, 0) counts a
- * silent metric as 0. CloudWatch takes at most 10 metrics in a metric-math alarm (a hard limit): the synth fails,
- * not the deploy.
+ * The sum of metrics published only for periods with something to count: metric math drops a period any operand lacks,
+ * so FILL(…, 0) counts a silent one as 0. CloudWatch takes at most 10 metrics in a metric-math alarm.
  */
 function sumOfSparse(metrics: Record<string, IMetric>, label: string): MathExpression {
   const ids = Object.keys(metrics);
@@ -113,8 +108,7 @@ export class Monitoring extends Construct {
 
     const throttleMetrics: Record<string, IMetric> = {};
     for (const [tableId, table] of Object.entries(props.tables)) {
-      // The audit table is the admin CLI's alone: its throttling never reaches an API request (and CloudWatch's
-      // limit of 10 metrics is reached by the five tables the API uses).
+      // The audit table is the admin CLI's alone, and the five others reach CloudWatch's limit of 10 metrics.
       if (tableId === 'audit') continue;
       throttleMetrics[`${tableId}Read`] = table.metric('ReadThrottleEvents', { period: PERIOD, statistic: 'Sum' });
       throttleMetrics[`${tableId}Write`] = table.metric('WriteThrottleEvents', { period: PERIOD, statistic: 'Sum' });

@@ -1,6 +1,6 @@
 /**
- * The function of one operation of the route table: its handler file, its description, exactly the tables its
- * route declares, the settings every operation reads, and the deprecation variables its route names. `addMethodTo` puts the route's method on the API.
+ * The function of one operation of the route table: its handler file, exactly the tables its route declares, the
+ * settings every operation reads and the deprecation variables its route names; `addMethodTo` puts it on the API.
  */
 import path from 'node:path';
 import { LambdaIntegration, type Method, type RestApi } from 'aws-cdk-lib/aws-apigateway';
@@ -23,11 +23,7 @@ export interface OperationSettings {
   readonly banSeconds: number;
   /** Days a customer's daily usage is kept (USAGE_RETENTION_DAYS): the TTL the rate limiter gives what it writes. */
   readonly usageRetentionDays: number;
-  /**
-   * The stage's values of the deprecation variables (lib/config.ts), by name. A function is given those its route's
-   * deprecation names (getPetById: PETS_DEPRECATED_AT, PETS_SUNSET_AT, DOCS_URL), so that one deprecated
-   * operation's dates reach its own function only; a variable the stage gives no value keeps the route's default.
-   */
+  /** The stage's deprecation variables (lib/config.ts); a function gets only those its route's deprecation names. */
   readonly deprecationVariables: Readonly<DeprecationOverrides>;
   /** How many categories one customer may hold (CATEGORY_ALLOWANCE), told to the operations that write categories. */
   readonly categoryAllowance: number;
@@ -51,8 +47,6 @@ export class OperationFunction extends ApiFunction {
       logRemovalPolicy: props.logRemovalPolicy,
       reservedConcurrency: props.reservedConcurrency,
       entry: path.join(PROJECT_ROOT, 'functions', `${route.handler}.ts`),
-      // An idempotent route's function loads Powertools' idempotency utility from a file of its own, with the first
-      // request that carries an Idempotency-Key (lib/idempotency/runner.ts).
       separateModules: route.idempotent ? [IDEMPOTENCY_UTILITY] : [],
       description: `Pet Store ${stage}: ${route.operationId} (${route.method} ${route.path})`,
       environment: {
@@ -75,15 +69,12 @@ export class OperationFunction extends ApiFunction {
   /** The route's method on `api` (behind the API's default authorizer), integrated with this function's live alias. */
   addMethodTo(api: RestApi): Method {
     const { route } = this;
-    // allowTestInvoke: false, so the only principal that may invoke an operation is this stage's API; and through the
-    // alias, so the integration's URI and its invoke permission name the alias: API Gateway cannot reach $LATEST.
+    // allowTestInvoke: false, so only this stage's API may invoke the alias (never $LATEST).
     const method = api.root
       .resourceForPath(route.path)
       .addMethod(route.method, new LambdaIntegration(this.live, { allowTestInvoke: false }), { operationName: route.operationId });
-    // CDK scopes the invoke permission to the method on the stage by a reference to the stage resource, so
-    // CloudFormation can only create the permission after the stage already serves the integration that needs it.
-    // The same ARN with the stage's literal name depends on the API alone, and PetStoreApi then makes the API's
-    // deployment wait for it (a replaced permission would otherwise leave the method without one for seconds).
+    // CDK's permission names the stage by reference, so it would be created after the stage serves the method; the
+    // stage's literal name depends on the API alone, and PetStoreApi makes the deployment wait for the permission.
     for (const permission of method.node.children.filter((child) => child instanceof CfnPermission)) {
       permission.sourceArn = api.arnForExecuteApi(route.method, route.path.replace(/\{[^}]*\}/g, '*'), API_STAGE_NAME);
     }

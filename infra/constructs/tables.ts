@@ -25,8 +25,7 @@ export class PetStoreTables extends Construct {
       const created = new Table(this, spec.id, {
         partitionKey: { name: spec.partitionKey.name, type: attributeType[spec.partitionKey.type] },
         sortKey: spec.sortKey ? { name: spec.sortKey.name, type: attributeType[spec.sortKey.type] } : undefined,
-        // Traffic follows customers' plans, not a steady baseline, and a throttled counter write would refuse a
-        // paying request, so capacity follows demand.
+        // A throttled counter write would refuse a paying request, so capacity follows demand.
         billingMode: BillingMode.PAY_PER_REQUEST,
         pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
         timeToLiveAttribute: spec.ttlAttribute,

@@ -51,10 +51,8 @@ export class UsageSweep extends Construct {
       description: `Pet Store ${stage}: runs the usage sweep every hour`,
       schedule: Schedule.cron({ minute: String(FUNCTION_SETTINGS.usageSweepMinute) }),
       targets: [
-        // EventBridge hands the event to Lambda asynchronously, trying the hand-over itself at most twice more
-        // (RetryPolicy, EventBridge API reference) within an hour, when the next run comes anyway. "By default, Lambda
-        // retries an asynchronous invocation twice if the function returns an error" (CloudFormation,
-        // AWS::Lambda::EventInvokeConfig); after that the next hour's run goes on from the last page done.
+        // EventBridge retries the hand-over twice within the hour (RetryPolicy, EventBridge API reference); "By default,
+        // Lambda retries an asynchronous invocation twice if the function returns an error" (AWS::Lambda::EventInvokeConfig).
         new LambdaFunction(this.handlerFunction.live, { retryAttempts: 2, maxEventAge: Duration.hours(1) }),
       ],
     });
