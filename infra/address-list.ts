@@ -1,7 +1,6 @@
 /**
- * The `wafAllowedAddresses` setting: egress addresses (IPv4 or IPv6 CIDR blocks) of Enterprise customers sold more than
- * one address may send, which the web ACL's per-address rule does not count. A list in cdk.json; comma-separated on
- * the command line (-c values are strings).
+ * The `wafAllowedAddresses` setting: CIDR blocks of Enterprise customers the web ACL's per-address rule does not count;
+ * a list in cdk.json, comma-separated on the command line (-c values are strings).
  */
 import * as v from 'valibot';
 

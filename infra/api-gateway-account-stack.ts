@@ -13,7 +13,6 @@ export const API_GATEWAY_ACCOUNT_STACK = 'PetStore-ApiGatewayAccount';
 
 export class ApiGatewayAccountStack extends Stack {
   readonly role: Role;
-  readonly apiGatewayAccount: CfnAccount;
 
   constructor(scope: Construct, id: string, props: StackProps = {}) {
     super(scope, id, {
@@ -25,11 +24,11 @@ export class ApiGatewayAccountStack extends Stack {
       description: 'API Gateway writing the execution logs of every stage of this account and region',
       managedPolicies: [ManagedPolicy.fromAwsManagedPolicyName('service-role/AmazonAPIGatewayPushToCloudWatchLogs')],
     });
-    this.apiGatewayAccount = new CfnAccount(this, 'Account', { cloudWatchRoleArn: this.role.roleArn });
+    const account = new CfnAccount(this, 'Account', { cloudWatchRoleArn: this.role.roleArn });
     // Kept if this stack is ever deleted: "When you delete a stack containing this resource, API Gateway can still
     // assume the provided IAM role" (AWS::ApiGateway::Account), so the stages keep logging.
     this.role.applyRemovalPolicy(RemovalPolicy.RETAIN);
-    this.apiGatewayAccount.applyRemovalPolicy(RemovalPolicy.RETAIN);
+    account.applyRemovalPolicy(RemovalPolicy.RETAIN);
     acknowledgeAccountRoleFindings(this.role);
   }
 }

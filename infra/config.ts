@@ -1,8 +1,6 @@
 /**
- * Deployment settings of each environment, read from CDK context: one valibot schema with documented defaults.
- * Values come from `cdk.json` (`petstore.<stage>.<key>`) and can be overridden on the command line with
- * `-c petstore:<stage>:<key>=value`; command-line values arrive as strings, so numbers and booleans are coerced.
- * A key or stage of the project's that the schema does not know is refused, not dropped.
+ * Deployment settings of each environment from CDK context, in one valibot schema with defaults: `cdk.json`'s
+ * `petstore.<stage>.<key>`, or `-c petstore:<stage>:<key>=value` (strings, coerced). An unknown key or stage is refused.
  */
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import * as v from 'valibot';
@@ -46,59 +44,39 @@ const DEPLOYMENT_CONFIG_NAMES = Object.keys(DEPLOYMENT_CONFIGS).filter((name): n
 
 export const StageSettingsSchema = v.pipe(
   v.object({
-    /** How long API Gateway caches an authorizer decision; revocations take effect within it. 0 disables caching. */
+    // Each key, its range and its default: docs/deploying.md's settings table (test/docs checks it against this schema).
     authorizerCacheTtlSeconds: wholeNumber(0, 3600, 60),
-    /** Length of a temporary ban (BAN_SECONDS of the functions). */
     banSeconds: wholeNumber(1, 86_400, 900),
-    /** How many categories one customer may hold in the stage (CATEGORY_ALLOWANCE), at most the environment's cap. */
     categoryAllowance: wholeNumber(1, CATEGORY_CAP, CATEGORY_ALLOWANCE_DEFAULT),
-    /** Days each customer's daily usage is kept after the day ends (USAGE_RETENTION_DAYS of the functions). */
     usageRetentionDays: wholeNumber(1, 3653, 400),
-    /**
-     * The stage throttle in requests per second, per method; the admin CLI sells no Enterprise limit above 60 times it a
-     * minute. The account's API Gateway quota (10,000 a second per region by default) must cover all stages' sum.
-     */
+    // Per method. The account's API Gateway quota (10,000 a second per region by default) must cover every stage's.
     throttleRateLimit: wholeNumber(1, 10_000, THROTTLE_DEFAULTS.rateLimit),
     throttleBurstLimit: wholeNumber(1, 5_000, THROTTLE_DEFAULTS.burstLimit),
-    /** Where alarm notifications go: an e-mail subscription of the stack's alarm topic. */
     alarmEmail: v.optional(v.pipe(v.string(), v.email('must be an e-mail address'))),
-    /** Where alarm notifications go: an existing SNS topic (a pager, a chat channel), notified besides the stack's own. */
     alarmTopicArn: v.optional(
       v.pipe(v.string(), v.regex(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$/, 'must be the ARN of a standard SNS topic')),
     ),
-    /** The operator's explicit decision to deploy with no alarm destination (see ALARM_DESTINATION_REQUIRED). */
     alarmOptOut: flag(false),
-    /** Concurrency reserved for (and capping) each function of the stage; none when unset. */
     reservedConcurrency: v.optional(wholeNumberIn(1, 10_000)),
-    /** The account and region this stage's stack is pinned to; when unset, -c account/region or the CLI's defaults. */
     account: v.optional(v.pipe(v.string(), v.regex(/^\d{12}$/, 'must be a 12-digit AWS account id'))),
     region: v.optional(v.pipe(v.string(), v.regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, 'must be an AWS region such as eu-west-1'))),
-    /** A custom domain (with an ACM certificate in the stack's region); both or neither. */
     domainName: v.optional(v.pipe(v.string(), v.regex(/^(?=.{1,253}$)([a-z0-9-]{1,63}\.)+[a-z]{2,63}$/i, 'must be a domain name'))),
     certificateArn: v.optional(
       v.pipe(v.string(), v.regex(/^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[0-9a-f-]+$/, 'must be an ACM certificate ARN')),
     ),
-    /** Dates of the deprecated GET /pets/{petId}, with the functions' defaults (lib/deprecation.ts). */
     petsDeprecatedAt: isoDate(DEPRECATION_DEFAULTS.deprecatedAt),
     petsSunsetAt: isoDate(DEPRECATION_DEFAULTS.sunsetAt),
     docsUrl: v.optional(v.pipe(v.string(), v.url('must be a URL')), DEPRECATION_DEFAULTS.docsUrl),
-    /** Requests without a well-formed key of this stage one IP may send in 5 minutes (WAF's minimum is 10; web-acl.ts). */
     wafRateLimitPer5Minutes: wholeNumber(10, 2_000_000_000, KEYLESS_LIMIT_DEFAULT),
-    /** Requests one IP may send in any 60 s, whatever its key; at least a Business customer's (lib/usage-plans.ts). */
     wafRateLimitPerIp: v.pipe(wholeNumber(10, 2_000_000_000, ADDRESS_LIMIT_DEFAULT), v.minValue(BUSINESS_NEED, BUSINESS_NEED_MESSAGE)),
-    /** Egress addresses the per-address rule does not count (infra/address-list.ts). */
     wafAllowedAddresses: v.optional(AddressListSchema),
-    /** Every method requires the usage plan key; false only for step 1 of the upgrade (docs/deploying.md, "Isolation"). */
     requireGatewayKey: flag(true),
     logRetentionDays: v.pipe(wholeNumber(1, 3653, 90), v.guard(isRetentionDays, `must be one of ${RETENTION_DAYS.join(', ')}`)),
-    /** How CodeDeploy moves traffic to a new version: a predefined configuration without `CodeDeployDefault.Lambda`. */
     deploymentConfig: v.optional(
       v.picklist(DEPLOYMENT_CONFIG_NAMES, `must be one of ${DEPLOYMENT_CONFIG_NAMES.join(', ')}`),
       'Canary10Percent5Minutes',
     ),
-    /** Provisioned concurrency of the authorizer's live alias, billed around the clock; 0 turns it off. */
     authorizerProvisionedConcurrency: wholeNumber(0, 100, 0),
-    /** Whether a rollout alarm stops and rolls back a deployment; off for one deploy of a fix while the API fails. */
     rollbackOnAlarm: flag(true),
   }),
   v.check(

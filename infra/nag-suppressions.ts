@@ -48,13 +48,8 @@ export function acknowledgeFindings(stack: PetStoreStack): void {
     NagSuppressions.addResourceSuppressions(method, [{ id: 'AwsSolutions-COG4', reason: REASONS.cognito }]);
   }
   for (const fn of [stack.api.authorizerFunction, ...Object.values(stack.api.functions), stack.usageSweep.handlerFunction]) {
-    if (fn.role) {
-      NagSuppressions.addResourceSuppressions(
-        fn.role,
-        [{ id: 'AwsSolutions-IAM5', reason: REASONS.xray, appliesTo: ['Resource::*'] }],
-        true,
-      );
-    }
+    const xray = [{ id: 'AwsSolutions-IAM5', reason: REASONS.xray, appliesTo: ['Resource::*'] }];
+    if (fn.role) NagSuppressions.addResourceSuppressions(fn.role, xray, true);
   }
   acceptManagedPolicy(stack.rollout.role, REASONS.codeDeployRole, 'AWSCodeDeployRoleForLambdaLimited');
 }

@@ -20,7 +20,6 @@ import type { Access } from '../../lib/routes.js';
 import { separateModuleCommand, separateModuleFile } from './separate-modules.js';
 import { actionsFor, type TableUses } from './table-access.js';
 
-/** The repository's root; handler entries are `functions/<name>.ts` below it. */
 export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** The Lambda runtime of every function; moving to a newer Node.js is this one line (esbuild's target follows it). */
@@ -39,10 +38,7 @@ export const BUILTIN_ALIASES: Readonly<Record<string, string>> = Object.fromEntr
   CJS_VIEW_BUILTINS.flatMap((name) => {
     const file = path.join(BUNDLING_DIR, `node-${name.replace('/', '-')}.cjs`);
     // esbuild matches an alias as a path prefix: `fs` would also take `fs/promises`, which has its own file here.
-    return [
-      [name, file],
-      [`node:${name}`, file],
-    ];
+    return [name, `node:${name}`].map((alias) => [alias, file]);
   }),
 );
 
@@ -102,7 +98,6 @@ export const LAZY_CREDENTIAL_PROVIDERS = [
  */
 export const UNUSED_SDK_MODULES = ['@smithy/core/event-streams'] as const;
 
-/** What every bundle leaves out: imported only by code that never runs on Lambda. */
 export const BUNDLE_EXTERNALS: readonly string[] = [...LAZY_CREDENTIAL_PROVIDERS, ...UNUSED_SDK_MODULES];
 
 /** Where esbuild looks for a package's entry: its ESM build first. */
@@ -198,7 +193,6 @@ export class ApiFunction extends NodejsFunction {
     this.addToRolePolicy(new PolicyStatement({ actions: [...actions], resources: [table.tableArn] }));
   }
 
-  /** `bindTable` for every table of `uses`, in the order `uses` names them. */
   bindTables(uses: TableUses, tables: Readonly<Record<TableId, ITable>>): void {
     for (const name of Object.keys(uses)) {
       const id = TABLES.find((t) => t.id === name)?.id;

@@ -22,10 +22,8 @@ export interface ApiKeyAuthorizerProps extends FunctionLogProps, FunctionConcurr
   readonly stage: Stage;
   /** How long API Gateway caches a decision per Authorization header value; zero turns the cache off. */
   readonly cacheTtl: Duration;
-  /** The environment's tables; the function gets the names of, and access to, those `tableUses` lists. */
+  /** The environment's tables; the function gets the names of, and access to, those AUTHORIZER_TABLES lists. */
   readonly tables: Readonly<Record<TableId, ITable>>;
-  /** @default AUTHORIZER_TABLES (keys and customers, read) */
-  readonly tableUses?: TableUses;
   /** Environments kept initialised on the live alias, so no uncached request waits for a cold start. @default 0 */
   readonly provisionedConcurrency?: number;
 }
@@ -36,24 +34,22 @@ export class ApiKeyAuthorizer extends RequestAuthorizer {
   readonly handlerFunction: ApiFunction;
 
   constructor(scope: Construct, id: string, props: ApiKeyAuthorizerProps) {
-    const { stage } = props;
+    const { stage, cacheTtl, tables, provisionedConcurrency, ...defaults } = props;
     const handlerFunction = new ApiFunction(scope, ApiKeyAuthorizer.FUNCTION_ID, {
-      logRetention: props.logRetention,
-      logRemovalPolicy: props.logRemovalPolicy,
-      reservedConcurrency: props.reservedConcurrency,
+      ...defaults,
       entry: path.join(PROJECT_ROOT, 'functions', 'authorizer.ts'),
       description: `Pet Store ${stage}: checks the API key of every request`,
       environment: { STAGE: stage } satisfies FunctionEnvironment,
       // Every uncached request waits for it: room for the DynamoDB client's retries, yet a hung call fails fast.
       timeout: Duration.seconds(FUNCTION_SETTINGS.authorizerTimeoutSeconds),
-      provisionedConcurrency: props.provisionedConcurrency,
+      provisionedConcurrency,
     });
-    handlerFunction.bindTables(props.tableUses ?? AUTHORIZER_TABLES, props.tables);
+    handlerFunction.bindTables(AUTHORIZER_TABLES, tables);
     super(scope, id, {
       authorizerName: `petstore-${stage}-api-key`,
       handler: handlerFunction.live,
       identitySources: [IdentitySource.header('Authorization')],
-      resultsCacheTtl: props.cacheTtl,
+      resultsCacheTtl: cacheTtl,
     });
     this.handlerFunction = handlerFunction;
   }

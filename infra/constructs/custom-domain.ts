@@ -10,7 +10,6 @@ import type { Construct } from 'constructs';
 import { API_STAGE_NAME } from '../../lib/stacks.js';
 
 export interface CustomDomainProps {
-  /** The host name clients use, such as api.example.com. */
   readonly domainName: string;
   /** ARN of an ACM certificate for `domainName`; a regional endpoint needs it in the stack's own region. */
   readonly certificateArn: string;
@@ -19,7 +18,6 @@ export interface CustomDomainProps {
 }
 
 export class CustomDomain extends DomainName {
-  /** The base URL clients use on this domain, ending in /v1. */
   readonly url: string;
 
   constructor(scope: Construct, id: string, props: CustomDomainProps) {

@@ -25,13 +25,11 @@ export function addGatewayResponses(api: RestApi, responses: Readonly<Record<str
 
 /** Header values of a gateway response are mapping expressions: static strings in single quotes. */
 export function gatewayResponseHeaders(spec: GatewayResponseSpec): Record<string, string> {
-  const headers: Record<string, string> = {
-    'Content-Type': "'application/json'",
-    'X-Request-Id': 'context.requestId',
-  };
-  for (const [name, value] of Object.entries({ ...GATEWAY_RATE_LIMIT_HEADERS, ...ANSWER_HEADERS, ...spec.headers }))
-    headers[name] = quoted(value);
-  return headers;
+  const statics = Object.entries({ ...GATEWAY_RATE_LIMIT_HEADERS, ...ANSWER_HEADERS, ...spec.headers }).map(([name, value]) => [
+    name,
+    quoted(value),
+  ]);
+  return { 'Content-Type': "'application/json'", 'X-Request-Id': 'context.requestId', ...Object.fromEntries(statics) };
 }
 
 /** Exactly `{"code":…,"message":…,"status":N}`. Gateway responses substitute $context variables but run no VTL. */

@@ -56,13 +56,8 @@ export interface GradualDeploymentProps {
 
 export class GradualDeployment extends Construct {
   readonly application: LambdaApplication;
-  /** CodeDeploy's service role, shared by every deployment group of the stage. */
   readonly role: Role;
-  /** The API's 5xx rate over one-minute periods, watched by every deployment group. */
   readonly serverErrorAlarm: Alarm;
-  /** Keyed by the function's construct id (ListCategories, Authorizer, …), as the deployment groups are named. */
-  readonly deploymentGroups: Readonly<Record<string, LambdaDeploymentGroup>>;
-  /** Errors of the version being deployed, per function; keyed like `deploymentGroups`. */
   readonly newVersionErrorAlarms: Readonly<Record<string, Alarm>>;
 
   constructor(scope: Construct, id: string, props: GradualDeploymentProps) {
@@ -99,11 +94,10 @@ export class GradualDeployment extends Construct {
       datapointsToAlarm: 2,
     });
 
-    const groups: Record<string, LambdaDeploymentGroup> = {};
     const errorAlarms: Record<string, Alarm> = {};
     for (const fn of props.functions) {
       const name = fn.node.id;
-      if (name in groups) throw new Error(`Two functions named ${name}: deployment group names must be unique in petstore-${stage}`);
+      if (name in errorAlarms) throw new Error(`Two functions named ${name}: deployment group names must be unique in petstore-${stage}`);
       const { live } = fn;
       // Lambda adds ExecutedVersion to the metrics of invocations through an alias; spelled out, as CDK's
       // Version#metric names a Resource Lambda never publishes.
@@ -142,10 +136,8 @@ export class GradualDeployment extends Construct {
       });
       // The alias (and the deployment) waits for its group and alarms: CloudFormation does not order by update policies.
       live.node.addDependency(group);
-      groups[name] = group;
       errorAlarms[name] = errorAlarm;
     }
-    this.deploymentGroups = groups;
     this.newVersionErrorAlarms = errorAlarms;
   }
 }

@@ -12,22 +12,17 @@ import { type DeprecationOverrides, deprecationVariables } from '../../lib/depre
 import type { TableId } from '../../lib/dynamo/tables.js';
 import type { Route } from '../../lib/routes.js';
 import { API_STAGE_NAME, type Stage } from '../../lib/stacks.js';
+import type { StageSettings } from '../config.js';
 import { ApiFunction, type FunctionConcurrencyProps, type FunctionLogProps, PROJECT_ROOT } from './api-function.js';
 
 /** The module an idempotent route's function loads from a file of its own (api-function.ts, separate modules). */
 export const IDEMPOTENCY_UTILITY = path.join(PROJECT_ROOT, 'lib/idempotency/utility.mts');
 
-/** What every operation of a stage is told, whichever route it serves. */
-export interface OperationSettings {
-  /** Length of a temporary ban in seconds (BAN_SECONDS). */
-  readonly banSeconds: number;
-  /** Days a customer's daily usage is kept (USAGE_RETENTION_DAYS): the TTL the rate limiter gives what it writes. */
-  readonly usageRetentionDays: number;
-  /** The stage's deprecation variables (lib/config.ts); a function gets only those its route's deprecation names. */
-  readonly deprecationVariables: Readonly<DeprecationOverrides>;
-  /** How many categories one customer may hold (CATEGORY_ALLOWANCE), told to the operations that write categories. */
-  readonly categoryAllowance: number;
-}
+/** The stage's settings the operations read. */
+export type OperationSettings = Pick<
+  StageSettings,
+  'banSeconds' | 'usageRetentionDays' | 'categoryAllowance' | 'petsDeprecatedAt' | 'petsSunsetAt' | 'docsUrl'
+>;
 
 export interface OperationFunctionProps extends FunctionLogProps, FunctionConcurrencyProps {
   readonly stage: Stage;
@@ -41,11 +36,15 @@ export class OperationFunction extends ApiFunction {
   readonly route: Route;
 
   constructor(scope: Construct, id: string, props: OperationFunctionProps) {
-    const { route, stage, settings } = props;
+    const { route, stage, settings, tables, ...defaults } = props;
+    // A function gets only the deprecation variables its route's deprecation names.
+    const deprecation: DeprecationOverrides = {
+      PETS_DEPRECATED_AT: settings.petsDeprecatedAt,
+      PETS_SUNSET_AT: settings.petsSunsetAt,
+      DOCS_URL: settings.docsUrl,
+    };
     super(scope, id, {
-      logRetention: props.logRetention,
-      logRemovalPolicy: props.logRemovalPolicy,
-      reservedConcurrency: props.reservedConcurrency,
+      ...defaults,
       entry: path.join(PROJECT_ROOT, 'functions', `${route.handler}.ts`),
       separateModules: route.idempotent ? [IDEMPOTENCY_UTILITY] : [],
       description: `Pet Store ${stage}: ${route.operationId} (${route.method} ${route.path})`,
@@ -55,7 +54,7 @@ export class OperationFunction extends ApiFunction {
         USAGE_RETENTION_DAYS: String(settings.usageRetentionDays),
         ...Object.fromEntries(
           deprecationVariables(route.deprecation).flatMap((name) => {
-            const value = settings.deprecationVariables[name];
+            const value = deprecation[name];
             return value === undefined ? [] : [[name, value]];
           }),
         ),
@@ -63,7 +62,7 @@ export class OperationFunction extends ApiFunction {
       } satisfies FunctionEnvironment,
     });
     this.route = route;
-    this.bindTables(route.tables, props.tables);
+    this.bindTables(route.tables, tables);
   }
 
   /** The route's method on `api` (behind the API's default authorizer), integrated with this function's live alias. */

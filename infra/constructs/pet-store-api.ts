@@ -36,7 +36,6 @@ export interface PetStoreApiProps extends FunctionLogProps, FunctionConcurrencyP
   readonly tables: Readonly<Record<TableId, ITable>>;
   /** How long API Gateway caches an authorizer decision; revocations take effect within it. */
   readonly authorizerCacheTtl: Duration;
-  /** @default 0: no provisioned concurrency on the authorizer's live alias */
   readonly authorizerProvisionedConcurrency?: number;
   /** The stage-wide backstop, far above any plan: requests per second and burst. */
   readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
@@ -58,7 +57,6 @@ export class PetStoreApi extends Construct {
   readonly accessLogGroup: LogGroup;
   /** Where API Gateway writes the stage's execution logs (its name is fixed by API Gateway). */
   readonly executionLogGroup: LogGroup;
-  /** The base URL clients use, ending in /v1 (no trailing slash). */
   readonly url: string;
   readonly domain?: CustomDomain;
   /** The stage's usage plans (lib/usage-plans.ts), by their name within the stage. */
@@ -66,12 +64,8 @@ export class PetStoreApi extends Construct {
 
   constructor(scope: Construct, id: string, props: PetStoreApiProps) {
     super(scope, id);
-    const { stage } = props;
-    const logs: FunctionLogProps & FunctionConcurrencyProps = {
-      logRetention: props.logRetention,
-      logRemovalPolicy: props.logRemovalPolicy,
-      reservedConcurrency: props.reservedConcurrency,
-    };
+    const { stage, logRetention, logRemovalPolicy, reservedConcurrency } = props;
+    const logs = { logRetention, logRemovalPolicy, reservedConcurrency };
 
     this.authorizer = new ApiKeyAuthorizer(this, 'ApiKeyAuthorizer', {
       ...logs,
@@ -81,7 +75,7 @@ export class PetStoreApi extends Construct {
       tables: props.tables,
     });
     this.authorizerFunction = this.authorizer.handlerFunction;
-    this.accessLogGroup = new LogGroup(this, 'AccessLogs', { retention: props.logRetention, removalPolicy: props.logRemovalPolicy });
+    this.accessLogGroup = new LogGroup(this, 'AccessLogs', { retention: logRetention, removalPolicy: logRemovalPolicy });
 
     this.api = new RestApi(this, 'RestApi', {
       restApiName: `petstore-${stage}`,
@@ -118,8 +112,8 @@ export class PetStoreApi extends Construct {
     // it exists: so it is created here, before the stage.
     this.executionLogGroup = new LogGroup(this, 'ExecutionLogs', {
       logGroupName: Fn.join('', ['API-Gateway-Execution-Logs_', this.api.restApiId, `/${API_STAGE_NAME}`]),
-      retention: props.logRetention,
-      removalPolicy: props.logRemovalPolicy,
+      retention: logRetention,
+      removalPolicy: logRemovalPolicy,
     });
     this.api.deploymentStage.node.addDependency(this.executionLogGroup);
 

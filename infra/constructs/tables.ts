@@ -5,7 +5,7 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import { TABLES, type TableId } from '../../lib/dynamo/tables.js';
+import { TABLES, type TableId, type TableSpec } from '../../lib/dynamo/tables.js';
 
 export interface PetStoreTablesProps {
   /** Keep the data when the stack is deleted or a table would be replaced. */
@@ -13,6 +13,7 @@ export interface PetStoreTablesProps {
 }
 
 const attributeType = { S: AttributeType.STRING, N: AttributeType.NUMBER } as const;
+const attribute = (key: TableSpec['partitionKey']) => ({ name: key.name, type: attributeType[key.type] });
 
 export class PetStoreTables extends Construct {
   readonly tables: Readonly<Record<TableId, Table>>;
@@ -23,8 +24,8 @@ export class PetStoreTables extends Construct {
       const spec = TABLES.find((t) => t.id === tableId);
       if (!spec) throw new Error(`No table ${tableId} in TABLES (lib/dynamo/tables.ts)`);
       const created = new Table(this, spec.id, {
-        partitionKey: { name: spec.partitionKey.name, type: attributeType[spec.partitionKey.type] },
-        sortKey: spec.sortKey ? { name: spec.sortKey.name, type: attributeType[spec.sortKey.type] } : undefined,
+        partitionKey: attribute(spec.partitionKey),
+        sortKey: spec.sortKey ? attribute(spec.sortKey) : undefined,
         // A throttled counter write would refuse a paying request, so capacity follows demand.
         billingMode: BillingMode.PAY_PER_REQUEST,
         pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
@@ -33,12 +34,8 @@ export class PetStoreTables extends Construct {
         deletionProtection: props.retainData,
         removalPolicy: props.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
       });
-      for (const index of spec.indexes ?? []) {
-        created.addGlobalSecondaryIndex({
-          indexName: index.name,
-          partitionKey: { name: index.partitionKey.name, type: attributeType[index.partitionKey.type] },
-        });
-      }
+      for (const index of spec.indexes ?? [])
+        created.addGlobalSecondaryIndex({ indexName: index.name, partitionKey: attribute(index.partitionKey) });
       return created;
     };
     // Spelled out so the type checker wants a line here for every TableId; created in the order of TABLES.

@@ -1,7 +1,6 @@
 /**
  * The usage sweep: its function (functions/usage-sweep.ts), which moves finished days from the counter items to the
- * usage history, the EventBridge schedule that runs it every hour, and its alarms. It uses the counters table only,
- * and is no route: no client reaches it, and no request waits for it.
+ * usage history, the hourly EventBridge schedule that runs it, and its alarms. No route, no client reaches it.
  */
 import path from 'node:path';
 import { Duration } from 'aws-cdk-lib';
@@ -24,7 +23,6 @@ export interface UsageSweepProps extends FunctionLogProps {
   readonly counters: ITable;
   /** Days a day's totals are kept (USAGE_RETENTION_DAYS): the TTL the sweep gives the history items. */
   readonly usageRetentionDays: number;
-  /** Where its alarms notify when they fire and when they clear (the stage's alarm destinations). */
   readonly alarmTopics: readonly ITopic[];
 }
 

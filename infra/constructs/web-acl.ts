@@ -19,7 +19,6 @@ export const WAF_BODY_INSPECTION = { bytes: 16 * 1024, limit: 'KB_16' } as const
 export interface WebAclProps {
   readonly name: string;
   readonly stage: Stage;
-  /** ARN of the API Gateway stage to protect. */
   readonly stageArn: string;
   /** Requests without a well-formed key of this stage that one IP may send in any 5 minutes. */
   readonly ratePer5Minutes: number;
@@ -30,8 +29,6 @@ export interface WebAclProps {
 }
 
 export class WebAcl extends Construct {
-  readonly acl: CfnWebACL;
-
   constructor(scope: Construct, id: string, props: WebAclProps) {
     super(scope, id);
     if (WAF_BODY_INSPECTION.bytes !== MAX_BODY_BYTES) {
@@ -63,7 +60,7 @@ export class WebAcl extends Construct {
       metricName: `${props.name}-${rule}`,
       sampledRequestsEnabled: true,
     });
-    this.acl = new CfnWebACL(this, 'Acl', {
+    const acl = new CfnWebACL(this, 'Acl', {
       name: props.name,
       scope: 'REGIONAL',
       defaultAction: { allow: {} },
@@ -127,7 +124,7 @@ export class WebAcl extends Construct {
         },
       ],
     });
-    new CfnWebACLAssociation(this, 'Association', { resourceArn: props.stageArn, webAclArn: this.acl.attrArn });
+    new CfnWebACLAssociation(this, 'Association', { resourceArn: props.stageArn, webAclArn: acl.attrArn });
   }
 
   /** A statement matching the allow-listed addresses (an IP set per address family), or none when there are none. */

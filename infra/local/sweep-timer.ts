@@ -1,7 +1,6 @@
 /**
- * `npm start`'s stand-in for the usage sweep's EventBridge schedule: runs the handler of functions/usage-sweep.ts,
- * with a Lambda context of its deployed timeout, once at start and then every hour at the schedule's minute (UTC),
- * one run at a time.
+ * `npm start`'s stand-in for the usage sweep's EventBridge schedule: runs functions/usage-sweep.ts's handler with its
+ * deployed timeout, at start and every hour at the schedule's minute (UTC), one run at a time.
  */
 import { randomUUID } from 'node:crypto';
 import { FUNCTION_SETTINGS } from '../../lib/function-settings.js';
