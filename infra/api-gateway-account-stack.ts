@@ -1,7 +1,4 @@
-/**
- * API Gateway's account-wide setting (AWS::ApiGateway::Account): the IAM role it assumes to write every stage's
- * execution logs, one per account and region, so in a stack of its own that the stage stacks depend on.
- */
+/** API Gateway's account-wide logging role (AWS::ApiGateway::Account): one per account and region, so a stack of its own. */
 import { RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { CfnAccount } from 'aws-cdk-lib/aws-apigateway';
 import { ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';

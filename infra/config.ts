@@ -112,7 +112,6 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
 const isStage = (name: string): name is Stage => STAGES.some((stage) => stage === name);
 const OVERRIDE_FORM = 'a setting on the command line is -c petstore:<stage>:<key>=<value>';
 
-/** A stage's name, or the error that names the unknown one and the stages there are. */
 function knownStage(name: string, where: string): Stage {
   if (isStage(name)) return name;
   throw new Error(`Invalid CDK context: unknown stage ${name} in ${where}${didYouMean(name, STAGES)}; the stages are ${STAGES.join(', ')}`);

@@ -1,7 +1,4 @@
-/**
- * Every cdk-nag finding we accept, each on the narrowest construct and with the reason a security reviewer would ask
- * for; a new finding fails the synth until it is fixed or argued for here.
- */
+/** Every cdk-nag finding we accept, each on the narrowest construct, with the reason a security reviewer would ask for. */
 import { NagSuppressions } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import type { PetStoreStack } from './pet-store-stack.js';

@@ -1,7 +1,4 @@
-/**
- * The CDK app: the staging and the production stack, each with its settings from context, and the stack of API
- * Gateway's account setting they depend on; all checked by cdk-nag's AWS Solutions rules.
- */
+/** The CDK app: the staging and production stacks and API Gateway's account stack, checked by cdk-nag's AWS Solutions rules. */
 import { App, type AppProps, Aspects } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { STACK_NAMES, type Stage } from '../lib/stacks.js';

@@ -1,7 +1,4 @@
-/**
- * One environment of the Pet Store (production or staging): tables, API (with its functions), the WAF web ACL in front
- * of it, monitoring, the usage sweep and the gradual rollout of new function versions, wired together.
- */
+/** One environment of the Pet Store: tables, API and functions, web ACL, monitoring, usage sweep and gradual rollout. */
 import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { TABLES } from '../lib/dynamo/tables.js';

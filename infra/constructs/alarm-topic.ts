@@ -1,7 +1,4 @@
-/**
- * Where a stage's alarms notify: the stack's own SNS topic, which this account's CloudWatch alarms may publish to,
- * optionally subscribed by e-mail, and an existing topic of the operator's besides it; and the alarms that notify them.
- */
+/** Where a stage's alarms notify (its own SNS topic, an e-mail, an existing topic), and the alarms that notify them. */
 import { ArnFormat, Stack } from 'aws-cdk-lib';
 import { Alarm, type AlarmProps, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';

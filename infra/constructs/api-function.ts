@@ -1,8 +1,7 @@
 /**
  * A Lambda function of the API with the project's defaults: the runtime, arm64, an ESM bundle with the AWS SDK inside,
- * JSON logs into its own log group, X-Ray, and a role with nothing but that log group; `bindTable` gives a table's name
- * and its grant together. Callers invoke its `live` alias: a deploy that changes the code or a version-locked setting
- * publishes a new version (CDK's `currentVersion`), which GradualDeployment moves the alias to.
+ * JSON logs into its own log group, X-Ray, a role with nothing but that log group, and its `live` alias, which every
+ * caller invokes; `bindTable` gives a table's name and its grant together.
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -194,11 +193,10 @@ export class ApiFunction extends NodejsFunction {
   }
 
   bindTables(uses: TableUses, tables: Readonly<Record<TableId, ITable>>): void {
-    for (const name of Object.keys(uses)) {
-      const id = TABLES.find((t) => t.id === name)?.id;
-      const access = id && uses[id];
-      if (!id || !access) throw new Error(`Unknown table ${name}`);
-      this.bindTable(id, tables[id], access);
+    for (const [name, access] of Object.entries(uses)) {
+      const spec = TABLES.find((t) => t.id === name);
+      if (!spec || !access) throw new Error(`Unknown table ${name}`);
+      this.bindTable(spec.id, tables[spec.id], access);
     }
   }
 }

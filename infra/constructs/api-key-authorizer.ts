@@ -1,8 +1,4 @@
-/**
- * The REQUEST authorizer on every method: API Gateway passes it the Authorization header, and functions/authorizer.ts
- * checks the key. Its function is created beside it, in the same scope, under the id `Authorizer` (logical ids kept),
- * and invoked through its live alias, so a new version rolls out like any operation's.
- */
+/** The REQUEST authorizer on every method (functions/authorizer.ts), its function beside it under the id `Authorizer`. */
 import path from 'node:path';
 import { Duration } from 'aws-cdk-lib';
 import { IdentitySource, RequestAuthorizer } from 'aws-cdk-lib/aws-apigateway';

@@ -1,8 +1,4 @@
-/**
- * An optional custom domain for the API: a regional API Gateway domain name with TLS 1.2 and an ACM certificate,
- * mapped under /v1 (the mapping beside it, in the same scope, keeps its logical id). The certificate must be in the
- * stack's region: checked at synth when the region is known, else by a template rule before the deploy changes anything.
- */
+/** An optional custom domain: a regional domain name (TLS 1.2, ACM certificate in the stack's region) mapped under /v1. */
 import { Arn, ArnFormat, Aws, CfnRule, Fn, Stack, Token } from 'aws-cdk-lib';
 import { BasePathMapping, DomainName, EndpointType, type RestApi, SecurityPolicy } from 'aws-cdk-lib/aws-apigateway';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
@@ -13,7 +9,6 @@ export interface CustomDomainProps {
   readonly domainName: string;
   /** ARN of an ACM certificate for `domainName`; a regional endpoint needs it in the stack's own region. */
   readonly certificateArn: string;
-  /** The API whose deployment stage is served under /v1 of the domain. */
   readonly api: RestApi;
 }
 

@@ -1,7 +1,4 @@
-/**
- * API Gateway's own answers (unknown path, refused key, throttle, …) in the contract's Error shape, one gateway
- * response per entry of GATEWAY_RESPONSES (lib/api-gateway/gateway-responses.ts), which the local gateway answers from too.
- */
+/** API Gateway's own answers in the contract's Error shape: one gateway response per entry of GATEWAY_RESPONSES. */
 import { ResponseType, type RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { FALLBACK_RESPONSE_TYPES, GATEWAY_RESPONSES, type GatewayResponseSpec } from '../../lib/api-gateway/gateway-responses.js';
 import { ANSWER_HEADERS, GATEWAY_RATE_LIMIT_HEADERS } from '../../lib/http/answer-headers.js';

@@ -1,8 +1,7 @@
 /**
- * How a new version of the functions reaches a stage's traffic: CodeDeploy moves each `live` alias to it in the steps
- * of the stage's deployment configuration, watching the new version's errors and the API's 5xx rate; either alarm
- * rolls the deployment, and with it the stack update, back. One application per stage, one deployment group per
- * function and one service role: the layout SAM's DeploymentPreference creates.
+ * How a new version of the functions reaches a stage's traffic: CodeDeploy moves each `live` alias to it in steps,
+ * watching the new version's errors and the API's 5xx rate, either of which rolls it back. One application per stage,
+ * one deployment group per function and one service role: the layout SAM's DeploymentPreference creates.
  */
 import { Duration } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
@@ -46,7 +45,6 @@ export interface GradualDeploymentProps {
   readonly api: RestApi;
   /** Every function behind the API, the authorizer included; each is deployed through its `live` alias. */
   readonly functions: readonly ApiFunction[];
-  /** How traffic moves to a new version (cdk.json: `petstore.<stage>.deploymentConfig`). */
   readonly deploymentConfig: DeploymentConfigName;
   /** Whether an alarm rolls a deployment back; off, the alarms still notify. @default true */
   readonly rollbackOnAlarm?: boolean;

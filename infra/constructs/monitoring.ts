@@ -1,7 +1,4 @@
-/**
- * What an operator looks at and what wakes them: one dashboard per environment and alarms on the symptoms clients
- * feel (server errors, slow answers, DynamoDB throttling, throttled functions), notifying the stage's alarm topics.
- */
+/** What an operator looks at and what wakes them: one dashboard per environment and alarms on what clients feel. */
 import { Duration } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import {

@@ -1,7 +1,4 @@
-/**
- * The function of one operation of the route table: its handler file, exactly the tables its route declares, the
- * settings every operation reads and the deprecation variables its route names; `addMethodTo` puts it on the API.
- */
+/** One operation's function: its handler, exactly its route's tables and settings; `addMethodTo` puts it on the API. */
 import path from 'node:path';
 import { LambdaIntegration, type Method, type RestApi } from 'aws-cdk-lib/aws-apigateway';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';

@@ -1,7 +1,6 @@
 /**
- * The REST API of one environment: stage v1 with JSON access logs, execution logs in a log group of the stack, X-Ray,
- * detailed metrics and a stage-wide throttle; the API-key authorizer on every method; one function per operation of
- * the route table; gateway responses in the contract's Error shape; usage plans; optionally a custom domain.
+ * The REST API of one environment: stage v1 with its logs, X-Ray, metrics and throttle; the API-key authorizer; one
+ * function per route; gateway responses in the contract's Error shape; usage plans; optionally a custom domain.
  */
 import { type Duration, Fn, Stack } from 'aws-cdk-lib';
 import {

@@ -1,8 +1,7 @@
 /**
  * Modules a function loads with `import('./<name>.mjs')` from a file of their own, bundled beside index.mjs with the
- * same options, so a cold start neither reads nor parses them (bundled in, they would be parsed, and their builtins
- * loaded). The source is an `.mts` file, which TypeScript, tsx and Vitest resolve from `.mjs`; it must share no state
- * with the rest of the function, as it is bundled with copies of its own of whatever it imports.
+ * same options, so a cold start neither reads nor parses them. The source is an `.mts` file (TypeScript, tsx and Vitest
+ * resolve it from `.mjs`); it shares no state with the function, as it is bundled with copies of what it imports.
  */
 import path from 'node:path';
 

@@ -1,7 +1,4 @@
-/**
- * Which DynamoDB actions an access level means for each table, from what lib/ sends. An access this map does not know
- * fails the synth instead of being granted something broad (no `dynamodb:*`, no grantReadWriteData).
- */
+/** Which DynamoDB actions an access level means for each table; an access it does not know fails the synth. */
 import type { TableId } from '../../lib/dynamo/tables.js';
 import type { Access } from '../../lib/routes.js';
 

@@ -1,7 +1,4 @@
-/**
- * The DynamoDB tables of one environment, declared from TABLES so they match what the local gateway creates.
- * Production tables outlive their stack (deletion protection, RETAIN); staging tables go with it.
- */
+/** The DynamoDB tables of one environment, from TABLES; production's outlive their stack (deletion protection, RETAIN). */
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';

@@ -19,7 +19,6 @@ import { USAGE_SWEEP_ACTIONS } from './table-access.js';
 
 export interface UsageSweepProps extends FunctionLogProps {
   readonly stage: Stage;
-  /** The counters table: the counter items it reads and the history items it writes. */
   readonly counters: ITable;
   /** Days a day's totals are kept (USAGE_RETENTION_DAYS): the TTL the sweep gives the history items. */
   readonly usageRetentionDays: number;

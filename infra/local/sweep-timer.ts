@@ -36,7 +36,6 @@ export function startSweepTimer(run: () => Promise<unknown>): { stop(): void } {
   };
 }
 
-/** The deployed function's handler, run as the schedule runs it. */
 export async function runUsageSweep(): Promise<unknown> {
   const { handler } = await import('../../functions/usage-sweep.js');
   const context = lambdaContext('usageSweep', randomUUID(), FUNCTION_SETTINGS.usageSweepTimeoutSeconds * 1000);
