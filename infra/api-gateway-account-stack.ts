@@ -1,8 +1,4 @@
-/**
- * API Gateway's account-wide setting, in a stack of its own: the IAM role API Gateway assumes to write every stage's
- * execution logs in the account and region (AWS::ApiGateway::Account). One such resource per account and region, so
- * one stack per account and region, which the stage stacks depend on; neither stage owns what both use.
- */
+/** API Gateway's account-wide logging role (AWS::ApiGateway::Account): one per account and region, so a stack of its own. */
 import { RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { CfnAccount } from 'aws-cdk-lib/aws-apigateway';
 import { ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -14,7 +10,6 @@ export const API_GATEWAY_ACCOUNT_STACK = 'PetStore-ApiGatewayAccount';
 
 export class ApiGatewayAccountStack extends Stack {
   readonly role: Role;
-  readonly apiGatewayAccount: CfnAccount;
 
   constructor(scope: Construct, id: string, props: StackProps = {}) {
     super(scope, id, {
@@ -26,11 +21,11 @@ export class ApiGatewayAccountStack extends Stack {
       description: 'API Gateway writing the execution logs of every stage of this account and region',
       managedPolicies: [ManagedPolicy.fromAwsManagedPolicyName('service-role/AmazonAPIGatewayPushToCloudWatchLogs')],
     });
-    this.apiGatewayAccount = new CfnAccount(this, 'Account', { cloudWatchRoleArn: this.role.roleArn });
+    const account = new CfnAccount(this, 'Account', { cloudWatchRoleArn: this.role.roleArn });
     // Kept if this stack is ever deleted: "When you delete a stack containing this resource, API Gateway can still
     // assume the provided IAM role" (AWS::ApiGateway::Account), so the stages keep logging.
     this.role.applyRemovalPolicy(RemovalPolicy.RETAIN);
-    this.apiGatewayAccount.applyRemovalPolicy(RemovalPolicy.RETAIN);
+    account.applyRemovalPolicy(RemovalPolicy.RETAIN);
     acknowledgeAccountRoleFindings(this.role);
   }
 }

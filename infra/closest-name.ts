@@ -1,9 +1,4 @@
-/**
- * The name a misspelling probably meant, for messages that refuse an unknown one ("did you mean banSeconds?"):
- * a known name that differs in case only, or by one or two edits (a letter added, dropped, changed, or two
- * neighbours swapped), compared without case.
- */
-
+/** The name a misspelling probably meant, for messages that refuse an unknown one ("did you mean banSeconds?"). */
 /** Optimal string alignment distance: insertions, deletions, substitutions and swaps of neighbours count one each. */
 function editDistance(a: string, b: string): number {
   const width = b.length + 1;
@@ -19,18 +14,12 @@ function editDistance(a: string, b: string): number {
   return at(a.length, b.length);
 }
 
-/** The nearest of `known` to `name` within two edits (ignoring case), the first listed on a tie; none if none is. */
-export function closestName(name: string, known: readonly string[]): string | undefined {
+/** " (did you mean X?)" for the nearest of `known` within two edits (ignoring case), the first listed on a tie; else "". */
+export function didYouMean(name: string, known: readonly string[]): string {
   let closest: { name: string; distance: number } | undefined;
   for (const candidate of known) {
     const distance = editDistance(name.toLowerCase(), candidate.toLowerCase());
     if (distance <= 2 && (closest === undefined || distance < closest.distance)) closest = { name: candidate, distance };
   }
-  return closest?.name;
-}
-
-/** " (did you mean X?)" when a known name is close to `name`, else nothing. */
-export function didYouMean(name: string, known: readonly string[]): string {
-  const closest = closestName(name, known);
-  return closest === undefined ? '' : ` (did you mean ${closest}?)`;
+  return closest === undefined ? '' : ` (did you mean ${closest.name}?)`;
 }

@@ -1,8 +1,6 @@
 /**
- * Deployment settings of each environment, read from CDK context: one valibot schema with documented defaults.
- * Values come from `cdk.json` (`petstore.<stage>.<key>`) and can be overridden on the command line with
- * `-c petstore:<stage>:<key>=value`; command-line values arrive as strings, so numbers and booleans are coerced.
- * A key or stage of the project's that the schema does not know is refused, not dropped.
+ * Deployment settings of each environment from CDK context, in one valibot schema with defaults: `cdk.json`'s
+ * `petstore.<stage>.<key>`, or `-c petstore:<stage>:<key>=value` (strings, coerced). An unknown key or stage is refused.
  */
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import * as v from 'valibot';
@@ -24,20 +22,12 @@ const wholeNumberIn = (min: number, max: number) =>
 
 const wholeNumber = (min: number, max: number, fallback: number) => v.optional(wholeNumberIn(min, max), fallback);
 
-const flag = (fallback: boolean) =>
-  v.optional(
-    v.union(
-      [
-        v.boolean(),
-        v.pipe(
-          v.picklist(['true', 'false'], 'must be true or false'),
-          v.transform((s) => s === 'true'),
-        ),
-      ],
-      'must be true or false',
-    ),
-    fallback,
-  );
+const TRUE_OR_FALSE = 'must be true or false';
+const booleanText = v.pipe(
+  v.picklist(['true', 'false'], TRUE_OR_FALSE),
+  v.transform((s) => s === 'true'),
+);
+const flag = (fallback: boolean) => v.optional(v.union([v.boolean(), booleanText], TRUE_OR_FALSE), fallback);
 
 const isoDate = (fallback: string) =>
   v.optional(v.pipe(v.string(), v.isoTimestamp('must be an ISO 8601 timestamp such as 2026-01-01T00:00:00Z')), fallback);
@@ -54,79 +44,39 @@ const DEPLOYMENT_CONFIG_NAMES = Object.keys(DEPLOYMENT_CONFIGS).filter((name): n
 
 export const StageSettingsSchema = v.pipe(
   v.object({
-    /** How long API Gateway caches an authorizer decision; revocations take effect within it. 0 disables caching. */
+    // Each key, its range and its default: docs/deploying.md's settings table (test/docs checks it against this schema).
     authorizerCacheTtlSeconds: wholeNumber(0, 3600, 60),
-    /** Length of a temporary ban (BAN_SECONDS of the functions). */
     banSeconds: wholeNumber(1, 86_400, 900),
-    /**
-     * How many categories one customer may hold in the stage (CATEGORY_ALLOWANCE of the functions that create them),
-     * at most the environment's cap; deleting a category gives its place back.
-     */
     categoryAllowance: wholeNumber(1, CATEGORY_CAP, CATEGORY_ALLOWANCE_DEFAULT),
-    /** Days each customer's daily usage is kept after the day ends (USAGE_RETENTION_DAYS of the functions). */
     usageRetentionDays: wholeNumber(1, 3653, 400),
-    /**
-     * The stage throttle in requests per second, applied by API Gateway to each method of the stage. It is also the
-     * most one customer can be sold: the admin CLI refuses an Enterprise limit above 60 times it a minute (it reads
-     * this setting from cdk.json locally and from the stack's StageThrottleRateLimit output with --aws). The
-     * account's API Gateway quota (10,000 a second per region by default, shared by every API and stage of the
-     * account) must be at least the sum of what its stages are set to.
-     */
+    // Per method. The account's API Gateway quota (10,000 a second per region by default) must cover every stage's.
     throttleRateLimit: wholeNumber(1, 10_000, THROTTLE_DEFAULTS.rateLimit),
     throttleBurstLimit: wholeNumber(1, 5_000, THROTTLE_DEFAULTS.burstLimit),
-    /** Where alarm notifications go: an e-mail subscription of the stack's alarm topic. */
     alarmEmail: v.optional(v.pipe(v.string(), v.email('must be an e-mail address'))),
-    /** Where alarm notifications go: an existing SNS topic (a pager, a chat channel), notified besides the stack's own. */
     alarmTopicArn: v.optional(
       v.pipe(v.string(), v.regex(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$/, 'must be the ARN of a standard SNS topic')),
     ),
-    /** The operator's explicit decision to deploy with no alarm destination (see ALARM_DESTINATION_REQUIRED). */
     alarmOptOut: flag(false),
-    /**
-     * Concurrency reserved for each function of the stage (the authorizer and every operation); none when unset.
-     * It guarantees the functions their share of the account's pool, and caps each function at it.
-     */
     reservedConcurrency: v.optional(wholeNumberIn(1, 10_000)),
-    /** The account and region this stage's stack is pinned to; when unset, -c account/region or the CLI's defaults. */
     account: v.optional(v.pipe(v.string(), v.regex(/^\d{12}$/, 'must be a 12-digit AWS account id'))),
     region: v.optional(v.pipe(v.string(), v.regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, 'must be an AWS region such as eu-west-1'))),
-    /** A custom domain (with an ACM certificate in the stack's region); both or neither. */
     domainName: v.optional(v.pipe(v.string(), v.regex(/^(?=.{1,253}$)([a-z0-9-]{1,63}\.)+[a-z]{2,63}$/i, 'must be a domain name'))),
     certificateArn: v.optional(
       v.pipe(v.string(), v.regex(/^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[0-9a-f-]+$/, 'must be an ACM certificate ARN')),
     ),
-    /** Dates of the deprecated GET /pets/{petId}, with the functions' defaults (lib/deprecation.ts). */
     petsDeprecatedAt: isoDate(DEPRECATION_DEFAULTS.deprecatedAt),
     petsSunsetAt: isoDate(DEPRECATION_DEFAULTS.sunsetAt),
     docsUrl: v.optional(v.pipe(v.string(), v.url('must be a URL')), DEPRECATION_DEFAULTS.docsUrl),
-    /** Requests without a well-formed key of this stage one IP may send in 5 minutes (WAF's minimum is 10; web-acl.ts). */
     wafRateLimitPer5Minutes: wholeNumber(10, 2_000_000_000, KEYLESS_LIMIT_DEFAULT),
-    /** Requests one IP may send in any 60 s, whatever its key; at least a Business customer's (lib/usage-plans.ts). */
     wafRateLimitPerIp: v.pipe(wholeNumber(10, 2_000_000_000, ADDRESS_LIMIT_DEFAULT), v.minValue(BUSINESS_NEED, BUSINESS_NEED_MESSAGE)),
-    /** Egress addresses the per-address rule does not count (infra/address-list.ts). */
     wafAllowedAddresses: v.optional(AddressListSchema),
-    /** Every method requires the usage plan key; false only for step 1 of the upgrade (docs/deploying.md, "Isolation"). */
     requireGatewayKey: flag(true),
     logRetentionDays: v.pipe(wholeNumber(1, 3653, 90), v.guard(isRetentionDays, `must be one of ${RETENTION_DAYS.join(', ')}`)),
-    /**
-     * How CodeDeploy moves each function's traffic to a new version: one of CodeDeploy's predefined Lambda
-     * configurations, named without the `CodeDeployDefault.Lambda` prefix. The default is gradual, so a stage
-     * nobody configured still rolls out in steps; cdk.json sets staging to AllAtOnce.
-     */
     deploymentConfig: v.optional(
       v.picklist(DEPLOYMENT_CONFIG_NAMES, `must be one of ${DEPLOYMENT_CONFIG_NAMES.join(', ')}`),
       'Canary10Percent5Minutes',
     ),
-    /**
-     * Provisioned concurrency of the authorizer's live alias ("warm authorizer"): environments kept initialised and
-     * billed around the clock. 0 (the default) turns it off. It counts against the account's concurrency.
-     */
     authorizerProvisionedConcurrency: wholeNumber(0, 100, 0),
-    /**
-     * Whether CodeDeploy stops and rolls back a deployment when a rollout alarm fires. Turned off only for one
-     * deploy, on the command line (-c petstore:production:rollbackOnAlarm=false): a fix shipped while the API is
-     * already answering 5xx, which the 5xx alarm would otherwise roll back.
-     */
     rollbackOnAlarm: flag(true),
   }),
   v.check(
@@ -147,11 +97,7 @@ export const StageSettingsSchema = v.pipe(
 );
 export type StageSettings = v.InferOutput<typeof StageSettingsSchema>;
 
-/**
- * The whole CDK context, as `app.node.getAllContext()` returns it: cdk.json's context and every `-c` option. Only
- * the project's own part is read and checked here (`petstore` and `petstore:<stage>:<key>`); the rest (CDK's feature
- * flags and its own keys) is CDK's.
- */
+/** The whole CDK context (`app.node.getAllContext()`); only `petstore` and `petstore:<stage>:<key>` are read here. */
 export type Context = Readonly<Record<string, unknown>>;
 
 const SETTING_KEYS = Object.keys(StageSettingsSchema.pipe[0].entries);
@@ -166,7 +112,6 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
 const isStage = (name: string): name is Stage => STAGES.some((stage) => stage === name);
 const OVERRIDE_FORM = 'a setting on the command line is -c petstore:<stage>:<key>=<value>';
 
-/** A stage's name, or the error that names the unknown one and the stages there are. */
 function knownStage(name: string, where: string): Stage {
   if (isStage(name)) return name;
   throw new Error(`Invalid CDK context: unknown stage ${name} in ${where}${didYouMean(name, STAGES)}; the stages are ${STAGES.join(', ')}`);
@@ -223,13 +168,9 @@ export function stageSettings(stage: Stage, context: Context): StageSettings {
 }
 
 /**
- * Account and region of one stage's stack. A stage that sets `account` or `region` in its settings is pinned to
- * them: `cdk deploy` then refuses credentials of another account, so production cannot be deployed with staging's.
- * What a stage does not pin comes from context `account`/`region` (`-c`), else from the CDK CLI's defaults; unset
- * means an environment-agnostic synth, where the templates use AWS::Region and AWS::URLSuffix and deploy to
- * whatever region the deploying CLI uses. The CLI sets CDK_DEFAULT_ACCOUNT only when it found credentials, but
- * always sets CDK_DEFAULT_REGION, falling back to us-east-1 when nothing configures a region; so its region counts
- * only together with its account, and an offline `npm run synth` stays environment-agnostic instead of pinning us-east-1.
+ * Account and region of one stage's stack: what its settings pin, else context `account`/`region`, else the CDK CLI's
+ * defaults, else none (an environment-agnostic synth). The CLI sets CDK_DEFAULT_REGION always (us-east-1 by default)
+ * but CDK_DEFAULT_ACCOUNT only with credentials, so its region counts only with its account: offline synths pin nothing.
  */
 export function deploymentEnv(
   context: Context,

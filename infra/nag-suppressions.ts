@@ -1,8 +1,4 @@
-/**
- * Every cdk-nag finding we accept, each on the narrowest construct and with the reason a security reviewer would
- * ask for. Nothing is suppressed stack-wide; a new construct with a finding fails the synth until it is fixed or
- * argued for here.
- */
+/** Every cdk-nag finding we accept, each on the narrowest construct, with the reason a security reviewer would ask for. */
 import { NagSuppressions } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import type { PetStoreStack } from './pet-store-stack.js';
@@ -30,15 +26,16 @@ export const REASONS = {
     'written here would fail a release with AccessDenied the day CodeDeploy needs one more action.',
 } as const;
 
+/** An AWS-managed policy on a service role. */
+function acceptManagedPolicy(role: IConstruct, reason: string, policy: string): void {
+  NagSuppressions.addResourceSuppressions(role, [
+    { id: 'AwsSolutions-IAM4', reason, appliesTo: [`Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/${policy}`] },
+  ]);
+}
+
 /** API Gateway's account-wide logging role, in a stack of its own (infra/api-gateway-account-stack.ts). */
 export function acknowledgeAccountRoleFindings(role: IConstruct): void {
-  NagSuppressions.addResourceSuppressions(role, [
-    {
-      id: 'AwsSolutions-IAM4',
-      reason: REASONS.apiGatewayLogsRole,
-      appliesTo: ['Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs'],
-    },
-  ]);
+  acceptManagedPolicy(role, REASONS.apiGatewayLogsRole, 'AmazonAPIGatewayPushToCloudWatchLogs');
 }
 
 export function acknowledgeFindings(stack: PetStoreStack): void {
@@ -48,19 +45,8 @@ export function acknowledgeFindings(stack: PetStoreStack): void {
     NagSuppressions.addResourceSuppressions(method, [{ id: 'AwsSolutions-COG4', reason: REASONS.cognito }]);
   }
   for (const fn of [stack.api.authorizerFunction, ...Object.values(stack.api.functions), stack.usageSweep.handlerFunction]) {
-    if (fn.role) {
-      NagSuppressions.addResourceSuppressions(
-        fn.role,
-        [{ id: 'AwsSolutions-IAM5', reason: REASONS.xray, appliesTo: ['Resource::*'] }],
-        true,
-      );
-    }
+    const xray = [{ id: 'AwsSolutions-IAM5', reason: REASONS.xray, appliesTo: ['Resource::*'] }];
+    if (fn.role) NagSuppressions.addResourceSuppressions(fn.role, xray, true);
   }
-  NagSuppressions.addResourceSuppressions(stack.rollout.role, [
-    {
-      id: 'AwsSolutions-IAM4',
-      reason: REASONS.codeDeployRole,
-      appliesTo: ['Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited'],
-    },
-  ]);
+  acceptManagedPolicy(stack.rollout.role, REASONS.codeDeployRole, 'AWSCodeDeployRoleForLambdaLimited');
 }

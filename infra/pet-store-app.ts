@@ -1,12 +1,9 @@
-/**
- * The CDK app: the staging and the production stack from one stack class, each with its settings from context, and
- * the stack of API Gateway's account setting they depend on; all checked by cdk-nag's AWS Solutions rules. `infra/app.ts` runs it for the CLI; tests build it in-process.
- */
-import { App, type AppProps, Aspects, type Environment } from 'aws-cdk-lib';
+/** The CDK app: the staging and production stacks and API Gateway's account stack, checked by cdk-nag's AWS Solutions rules. */
+import { App, type AppProps, Aspects } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { STACK_NAMES, type Stage } from '../lib/stacks.js';
 import { API_GATEWAY_ACCOUNT_STACK, ApiGatewayAccountStack } from './api-gateway-account-stack.js';
-import { deploymentEnv, type StageSettings, stageSettings } from './config.js';
+import { deploymentEnv, stageSettings } from './config.js';
 import { PetStoreStack } from './pet-store-stack.js';
 
 export interface PetStoreApp {
@@ -16,38 +13,29 @@ export interface PetStoreApp {
   accountStacks: Record<Stage, ApiGatewayAccountStack>;
 }
 
+/** Staging first, as lib/stacks.ts lists the stages; the type wants one entry per Stage. */
+const perStage = <T>(make: (stage: Stage) => T): Record<Stage, T> => ({ staging: make('staging'), production: make('production') });
+
 export function buildApp(props?: AppProps): PetStoreApp {
   const app = new App(props);
   // All of it, not key by key: the settings refuse a key of the project's that they do not know.
   const context = app.node.getAllContext();
   // Both stages' settings before either stack: a bad one fails the synth before esbuild bundles anything.
-  const settings: Record<Stage, StageSettings> = {
-    staging: stageSettings('staging', context),
-    production: stageSettings('production', context),
-  };
+  const settings = perStage((stage) => stageSettings(stage, context));
   // A stage that names its account and region is pinned to them; -c account/region only fill in what it leaves open.
-  const envs: Record<Stage, Environment> = {
-    staging: deploymentEnv(context, process.env, { account: settings.staging.account, region: settings.staging.region }),
-    production: deploymentEnv(context, process.env, { account: settings.production.account, region: settings.production.region }),
-  };
-  // One AWS::ApiGateway::Account per account and region: one stack for both stages when they share (or leave open)
-  // their environment, which `cdk deploy` of either stage deploys first into whatever account it deploys to.
+  const envs = perStage((stage) => deploymentEnv(context, process.env, settings[stage]));
+  // One AWS::ApiGateway::Account per account and region: one stack for both stages when they share their environment.
   const sameEnv = envs.staging.account === envs.production.account && envs.staging.region === envs.production.region;
   const shared = sameEnv ? new ApiGatewayAccountStack(app, API_GATEWAY_ACCOUNT_STACK, { env: envs.staging }) : undefined;
-  const accountStack = (stage: Stage) =>
-    shared ??
-    new ApiGatewayAccountStack(app, `${API_GATEWAY_ACCOUNT_STACK}-${STACK_NAMES[stage].replace(/^PetStore-/, '')}`, { env: envs[stage] });
-  const accountStacks: Record<Stage, ApiGatewayAccountStack> = { staging: accountStack('staging'), production: accountStack('production') };
-  const stack = (stage: Stage) => {
+  const ownAccountStack = (stage: Stage) => `${API_GATEWAY_ACCOUNT_STACK}-${STACK_NAMES[stage].replace(/^PetStore-/, '')}`;
+  const accountStacks = perStage((stage) => shared ?? new ApiGatewayAccountStack(app, ownAccountStack(stage), { env: envs[stage] }));
+  const stacks = perStage((stage) => {
     const created = new PetStoreStack(app, STACK_NAMES[stage], { stage, settings: settings[stage], env: envs[stage] });
     // The stage's execution logging needs the account's role set before the stage is created or updated.
     created.addStackDependency(accountStacks[stage], "API Gateway's CloudWatch role must be set in the account before a stage logs");
     return created;
-  };
-  // Staging first, as lib/stacks.ts lists the stages; the type wants one entry per Stage.
-  const stacks: Record<Stage, PetStoreStack> = { staging: stack('staging'), production: stack('production') };
-  // cdk-nag 2.x is an Aspect, not a policy-validation plugin (it has no IPolicyValidationPlugin), so it is added
-  // here; aws-cdk-lib's own CloudFormation validation runs as a plugin at synth (see cdk.json's feature flag).
+  });
+  // cdk-nag 2.x is an Aspect, not a policy-validation plugin.
   Aspects.of(app).add(new AwsSolutionsChecks({ verbose: true }));
   return { app, stacks, accountStacks };
 }

@@ -1,8 +1,4 @@
-/**
- * One environment of the Pet Store: tables, API (with its functions), the WAF web ACL in front of it, monitoring and
- * the gradual rollout of new function versions. The stack only wires these constructs together; each concern lives
- * in its construct. Production and staging are two instances of it.
- */
+/** One environment of the Pet Store: tables, API and functions, web ACL, monitoring, usage sweep and gradual rollout. */
 import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { TABLES } from '../lib/dynamo/tables.js';
@@ -28,15 +24,6 @@ import { acknowledgeFindings } from './nag-suppressions.js';
  * existing topic (alarmTopicArn), or none at all, said explicitly (alarmOptOut). Staging may run without one.
  */
 export const ALARM_DESTINATION_REQUIRED: ReadonlySet<Stage> = new Set(['production']);
-
-export function missingAlarmDestination(stage: Stage): string {
-  const key = (name: string) => `petstore.${stage}.${name}`;
-  return (
-    `The ${stage} stack has no alarm destination, so its alarms would reach nobody. Decide one in cdk.json (or with ` +
-    `-c petstore:${stage}:<key>=<value>): ${key('alarmEmail')} (an address to e-mail; confirm the subscription AWS sends), ` +
-    `${key('alarmTopicArn')} (an existing SNS topic, such as your pager's), or ${key('alarmOptOut')}=true to deploy without one.`
-  );
-}
 
 export interface PetStoreStackProps extends StackProps {
   readonly stage: Stage;
@@ -64,7 +51,14 @@ export class PetStoreStack extends Stack {
     // An error annotation, not an exception: `cdk synth` and `cdk deploy` of this stack fail with the message, while
     // `cdk deploy` of the other stack, which synthesizes this one too, goes ahead.
     const alarmDecided = settings.alarmEmail !== undefined || settings.alarmTopicArn !== undefined || settings.alarmOptOut;
-    if (ALARM_DESTINATION_REQUIRED.has(stage) && !alarmDecided) Annotations.of(this).addError(missingAlarmDestination(stage));
+    if (ALARM_DESTINATION_REQUIRED.has(stage) && !alarmDecided) {
+      const key = (name: string) => `petstore.${stage}.${name}`;
+      Annotations.of(this).addError(
+        `The ${stage} stack has no alarm destination, so its alarms would reach nobody. Decide one in cdk.json (or with ` +
+          `-c petstore:${stage}:<key>=<value>): ${key('alarmEmail')} (an address to e-mail; confirm the subscription AWS sends), ` +
+          `${key('alarmTopicArn')} (an existing SNS topic, such as your pager's), or ${key('alarmOptOut')}=true to deploy without one.`,
+      );
+    }
 
     this.tables = new PetStoreTables(this, 'Tables', { retainData: production });
     const { domainName, certificateArn } = settings;
@@ -78,16 +72,7 @@ export class PetStoreStack extends Stack {
       authorizerProvisionedConcurrency: settings.authorizerProvisionedConcurrency,
       throttle: { rateLimit: settings.throttleRateLimit, burstLimit: settings.throttleBurstLimit },
       requireGatewayKey: settings.requireGatewayKey,
-      operations: {
-        banSeconds: settings.banSeconds,
-        usageRetentionDays: settings.usageRetentionDays,
-        categoryAllowance: settings.categoryAllowance,
-        deprecationVariables: {
-          PETS_DEPRECATED_AT: settings.petsDeprecatedAt,
-          PETS_SUNSET_AT: settings.petsSunsetAt,
-          DOCS_URL: settings.docsUrl,
-        },
-      },
+      operations: settings,
       customDomain: domainName && certificateArn ? { domainName, certificateArn } : undefined,
     });
     this.monitoring = new Monitoring(this, 'Monitoring', {

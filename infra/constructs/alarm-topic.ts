@@ -1,8 +1,7 @@
-/**
- * Where a stage's alarms notify: the stack's own SNS topic, which this account's CloudWatch alarms may publish to,
- * optionally subscribed by e-mail, and an existing topic of the operator's besides it.
- */
+/** Where a stage's alarms notify (its own SNS topic, an e-mail, an existing topic), and the alarms that notify them. */
 import { ArnFormat, Stack } from 'aws-cdk-lib';
+import { Alarm, type AlarmProps, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
@@ -17,16 +16,12 @@ export interface AlarmTopicProps {
   readonly alarmTopicArn?: string;
 }
 
-/**
- * The topic is created in `scope` itself (the monitoring construct), not in a construct of its own, so that its
- * logical id, and with it the topic and its subscriptions, stay what they were.
- */
+/** Created in `scope` itself (the monitoring construct), so the topic's logical id stays what it was. */
 export function alarmTopic(scope: Construct, props: AlarmTopicProps): { topic: Topic; destinations: readonly ITopic[] } {
   const topic = new Topic(scope, 'AlarmTopic', { displayName: `Pet Store ${props.stage} alarms`, enforceSSL: true });
-  // A topic policy replaces SNS's default policy, which is what lets same-account CloudWatch alarms publish: with
-  // enforceSSL's Deny alone CloudWatch is implicitly denied and every alarm action fails, visible only in the
-  // alarm's history. So CloudWatch is allowed to publish, for this account's alarms only (the confused-deputy
-  // conditions AWS recommends); the SSL-only Deny still applies to it as to everyone.
+  // A topic policy replaces SNS's default one, which is what lets same-account CloudWatch alarms publish: with
+  // enforceSSL's Deny alone every alarm action fails. So CloudWatch may publish, for this account's
+  // alarms only (the confused-deputy conditions AWS recommends).
   const stack = Stack.of(scope);
   topic.addToResourcePolicy(
     new PolicyStatement({
@@ -51,4 +46,17 @@ export function alarmTopic(scope: Construct, props: AlarmTopicProps): { topic: T
   const destinations: ITopic[] = [topic];
   if (props.alarmTopicArn) destinations.push(Topic.fromTopicArn(scope, 'ExistingAlarmTopic', props.alarmTopicArn));
   return { topic, destinations };
+}
+
+/**
+ * An alarm (missing data not breaching unless `props` says otherwise) that notifies `topics` when it fires and when
+ * it clears: whoever was told it fired knows when it is over (and when a redeploy may start after a rollout alarm).
+ */
+export function notifyingAlarm(scope: Construct, id: string, topics: readonly ITopic[], props: AlarmProps): Alarm {
+  const alarm = new Alarm(scope, id, props.treatMissingData ? props : { treatMissingData: TreatMissingData.NOT_BREACHING, ...props });
+  for (const topic of topics) {
+    alarm.addAlarmAction(new SnsAction(topic));
+    alarm.addOkAction(new SnsAction(topic));
+  }
+  return alarm;
 }

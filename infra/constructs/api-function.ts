@@ -1,13 +1,7 @@
 /**
- * A Lambda function of the API with the project's defaults: the runtime, arm64, an ESM bundle with the AWS SDK
- * inside, JSON logs into its own log group with retention, X-Ray, and a role that starts with nothing but its
- * own log group. `bindTable` hands over a table name and its grant together, so a function cannot be given a
- * table without the matching permissions, nor permissions without the name.
- *
- * Callers invoke the function through its `live` alias, never the function itself: the alias points at a published
- * version, and a deploy that changes the function's code or any version-locked setting (environment, memory,
- * timeout, …) publishes a new one (CDK's `currentVersion`, whose logical id is a hash of those), which
- * GradualDeployment then moves the alias to. A deploy that changes neither publishes nothing and moves nothing.
+ * A Lambda function of the API with the project's defaults: the runtime, arm64, an ESM bundle with the AWS SDK inside,
+ * JSON logs into its own log group, X-Ray, a role with nothing but that log group, and its `live` alias, which every
+ * caller invokes; `bindTable` gives a table's name and its grant together.
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,7 +19,6 @@ import type { Access } from '../../lib/routes.js';
 import { separateModuleCommand, separateModuleFile } from './separate-modules.js';
 import { actionsFor, type TableUses } from './table-access.js';
 
-/** The repository's root; handler entries are `functions/<name>.ts` below it. */
 export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** The Lambda runtime of every function; moving to a newer Node.js is this one line (esbuild's target follows it). */
@@ -35,13 +28,8 @@ export const LAMBDA_RUNTIME = Runtime.NODEJS_24_X;
 export const BUNDLE_TARGET = LAMBDA_RUNTIME.name.replace(/^nodejs(\d+)\.x$/, 'node$1');
 
 /**
- * Node's builtins, imported as ESM by the SDK, Middy and Powertools, are bundled as their CommonJS view
- * (infra/bundling/node-*.cjs). On Node.js 24 an ESM import of a builtin builds its namespace from every export,
- * running the lazy getters: `node:http` loads undici (its WebSocket), `node:process` its report and finalization
- * modules, `node:timers` its promises API, `node:fs` file streams. The CommonJS view loads none of them (measured on
- * the list-categories bundle: undici and 25 more internal modules for http, 6 for the others). `node:stream/web`,
- * which Middy imports only to recognise a streamed response, becomes a getter that loads it on first use: 6 more
- * (web streams' transform, compression and adapters).
+ * Builtins are bundled as their CommonJS view (infra/bundling/node-*.cjs): on Node.js 24 an ESM import runs every lazy
+ * getter of the namespace (measured on list-categories: undici and 25 more internal modules for http, 6 for the others).
  */
 const BUNDLING_DIR = fileURLToPath(new URL('../bundling/', import.meta.url));
 const CJS_VIEW_BUILTINS = ['http', 'https', 'process', 'fs', 'fs/promises', 'timers', 'crypto', 'stream/web'] as const;
@@ -49,26 +37,21 @@ export const BUILTIN_ALIASES: Readonly<Record<string, string>> = Object.fromEntr
   CJS_VIEW_BUILTINS.flatMap((name) => {
     const file = path.join(BUNDLING_DIR, `node-${name.replace('/', '-')}.cjs`);
     // esbuild matches an alias as a path prefix: `fs` would also take `fs/promises`, which has its own file here.
-    return [
-      [name, file],
-      [`node:${name}`, file],
-    ];
+    return [name, `node:${name}`].map((alias) => [alias, file]);
   }),
 );
 
 /** Where a function's log lines go and how long they stay: the same for every function of a stage. */
 export interface FunctionLogProps {
   readonly logRetention: RetentionDays;
-  /** What happens to the log group when the stack is deleted. */
   readonly logRemovalPolicy: RemovalPolicy;
 }
 
 /** What every function of a stage is given of the account's concurrency: the same for every function of a stage. */
 export interface FunctionConcurrencyProps {
   /**
-   * Concurrent executions reserved for the function, which also caps it there. Reservations come out of the
-   * account's regional pool, shared by both stages when they are in one account, and AWS keeps 100 of it unreserved.
-   * @default - none: the function draws on the account's unreserved pool
+   * Concurrent executions reserved for (and capping) the function, out of the account's regional pool, of which AWS
+   * keeps 100 unreserved. @default - none: the account's unreserved pool
    */
   readonly reservedConcurrency?: number;
 }
@@ -80,24 +63,12 @@ export interface ApiFunctionProps extends FunctionLogProps, FunctionConcurrencyP
   readonly environment: Readonly<Record<string, string>>;
   /** @default FUNCTION_SETTINGS.memoryMb (lib/function-settings.ts) */
   readonly memorySize?: number;
-  /**
-   * @default FUNCTION_SETTINGS.operationTimeoutSeconds (lib/function-settings.ts): the DynamoDB client's worst case for an operation fits in 70 % of it (the budget in
-   * lib/dynamo/budget.ts, checked by a test), so a DynamoDB outage ends as the function's 503 rather than a Lambda
-   * timeout; and below API Gateway's 29 s integration limit.
-   */
+  /** @default FUNCTION_SETTINGS.operationTimeoutSeconds: below API Gateway's 29 s integration limit (lib/dynamo/budget.ts) */
   readonly timeout?: Duration;
   readonly description?: string;
-  /**
-   * Execution environments Lambda keeps initialised for the `live` alias (provisioned concurrency), billed whether
-   * used or not.
-   * @default 0: none; every environment starts on demand
-   */
+  /** Environments Lambda keeps initialised for the `live` alias, billed whether used or not. @default 0: none */
   readonly provisionedConcurrency?: number;
-  /**
-   * Modules (absolute paths of `.mts` files) that the function loads from a file of their own beside its index.mjs,
-   * with `import('./<name>.mjs')`, so that a cold start does not even parse them (separate-modules.ts).
-   * @default none
-   */
+  /** `.mts` modules (absolute paths) the function imports from files of their own (separate-modules.ts). @default none */
   readonly separateModules?: readonly string[];
 }
 
@@ -105,10 +76,8 @@ export interface ApiFunctionProps extends FunctionLogProps, FunctionConcurrencyP
 export const LIVE_ALIAS = 'live';
 
 /**
- * Credential providers the SDK's default chain loads with a dynamic import() only when the environment holds no
- * credentials. Lambda always sets AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN, so the chain
- * stops at its first, bundled, provider and these are never loaded; leaving them out takes about 140 KB (SSO,
- * STS and sign-in clients) off every bundle and keeps each under 350 KB.
+ * Credential providers the SDK imports only when the environment holds no credentials, which Lambda always sets:
+ * leaving them out takes about 140 KB (SSO, STS and sign-in clients) off every bundle.
  */
 export const LAZY_CREDENTIAL_PROVIDERS = [
   '@aws-sdk/credential-provider-sso',
@@ -123,15 +92,11 @@ export const LAZY_CREDENTIAL_PROVIDERS = [
 ] as const;
 
 /**
- * SDK modules no DynamoDB operation loads, reached only through a dynamic import(). The SDK's protocol imports its
- * event-stream support when an operation has an event-stream member, and DynamoDB has none (a test checks every
- * command of the client). Bundled, it cost each function about 20 KB and, worse, made esbuild wrap every module it
- * shares with the rest of the SDK (about 160) in a lazy initialiser, which V8 parses twice: about 3.5 ms of each
- * cold start on Node.js 24 (`npm run bench -- --cold`).
+ * SDK modules no DynamoDB operation loads (it has no event-stream member; a test checks every command). Bundled, they
+ * cost about 20 KB and 3.5 ms of each cold start (`npm run bench -- --cold`): esbuild wrapped 160 shared modules lazily.
  */
 export const UNUSED_SDK_MODULES = ['@smithy/core/event-streams'] as const;
 
-/** What every bundle leaves out: imported only by code that never runs on Lambda. */
 export const BUNDLE_EXTERNALS: readonly string[] = [...LAZY_CREDENTIAL_PROVIDERS, ...UNUSED_SDK_MODULES];
 
 /** Where esbuild looks for a package's entry: its ESM build first. */
@@ -171,21 +136,17 @@ export class ApiFunction extends NodejsFunction {
       systemLogLevelV2: SystemLogLevel.INFO,
       tracing: Tracing.ACTIVE,
       environment: { ...powertoolsEnvironment(props.environment), ...props.environment },
-      // Old versions are kept when a new one replaces them, so an operator can point the alias back at the previous
-      // version in seconds (docs: rolling back by hand). They cost nothing but storage, and go with the function.
-      // RETAIN_ON_UPDATE_OR_DELETE (DeletionPolicy RetainExceptOnCreate), not RETAIN: a version created by a deploy
-      // that rolls back (an alarm, a failed resource) is deleted with the rollback. Kept, it would hold exactly the code
-      // and settings of the release, so the next deploy of that release would find nothing to publish and fail with
-      // "A version for this Lambda function exists" (Lambda's PublishVersion publishes nothing unchanged).
+      // Old versions stay, so an operator can point the alias back by hand; not RETAIN: a version created by a deploy
+      // that rolls back must go with it, or the next deploy of that release fails ("A version for this Lambda function
+      // exists": PublishVersion publishes nothing unchanged).
       currentVersionOptions: { removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE },
       bundling: {
         format: OutputFormat.ESM,
         mainFields: [...MAIN_FIELDS],
         target: BUNDLE_TARGET,
         minify: true,
-        // No source maps: --enable-source-maps makes every stack trace parse a map of the whole bundled SDK.
-        // No keepNames either: it adds about 16 KB of name wrappers to every bundle, and the errors we log
-        // carry their own name and message.
+        // No source maps: every stack trace would parse a map of the whole bundled SDK. No keepNames: 16 KB of
+        // wrappers per bundle, and the errors we log carry their own name and message.
         sourceMap: false,
         keepNames: false,
         bundleAwsSDK: true,
@@ -219,12 +180,11 @@ export class ApiFunction extends NodejsFunction {
     });
   }
 
-  /** Sets the table's environment variable and grants exactly the actions of `access` on the table itself. */
+  /** Sets the table's environment variable and grants exactly the actions `access` means on the table itself. */
   bindTable(id: TableId, table: ITable, access: Access): void {
     this.bindTableActions(id, table, actionsFor(id, access));
   }
 
-  /** Sets the table's environment variable and grants exactly `actions` on the table itself. */
   bindTableActions(id: TableId, table: ITable, actions: readonly string[]): void {
     const spec = TABLES.find((t) => t.id === id);
     if (!spec) throw new Error(`Unknown table ${id}`);
@@ -232,13 +192,11 @@ export class ApiFunction extends NodejsFunction {
     this.addToRolePolicy(new PolicyStatement({ actions: [...actions], resources: [table.tableArn] }));
   }
 
-  /** `bindTable` for every table of `uses`, in the order `uses` names them. */
   bindTables(uses: TableUses, tables: Readonly<Record<TableId, ITable>>): void {
-    for (const name of Object.keys(uses)) {
-      const id = TABLES.find((t) => t.id === name)?.id;
-      const access = id && uses[id];
-      if (!id || !access) throw new Error(`Unknown table ${name}`);
-      this.bindTable(id, tables[id], access);
+    for (const [name, access] of Object.entries(uses)) {
+      const spec = TABLES.find((t) => t.id === name);
+      if (!spec || !access) throw new Error(`Unknown table ${name}`);
+      this.bindTable(spec.id, tables[spec.id], access);
     }
   }
 }

@@ -1,11 +1,4 @@
-/**
- * The REQUEST authorizer on every method: API Gateway passes it the Authorization header, and it checks the key
- * against the keys and customers tables (functions/authorizer.ts). Its function is created beside it, in the same
- * scope, under the id `Authorizer`, so that the logical ids it had before this construct existed stay unchanged.
- * API Gateway invokes the function's live alias (its URI and invoke permission name it), so a new version of the
- * authorizer rolls out like any operation's; the decisions API Gateway caches are the authorizer's, whichever
- * version made them.
- */
+/** The REQUEST authorizer on every method (functions/authorizer.ts), its function beside it under the id `Authorizer`. */
 import path from 'node:path';
 import { Duration } from 'aws-cdk-lib';
 import { IdentitySource, RequestAuthorizer } from 'aws-cdk-lib/aws-apigateway';
@@ -18,24 +11,16 @@ import type { Stage } from '../../lib/stacks.js';
 import { ApiFunction, type FunctionConcurrencyProps, type FunctionLogProps, PROJECT_ROOT } from './api-function.js';
 import type { TableUses } from './table-access.js';
 
-/**
- * What functions/authorizer.ts reads: a key by its hash, then its customer's plan. It is not an operation of the
- * route table, so its tables are declared here.
- */
+/** What functions/authorizer.ts reads (a key by its hash, then its customer's plan): it is no route of the table. */
 export const AUTHORIZER_TABLES: TableUses = { keys: 'read', customers: 'read' };
 
 export interface ApiKeyAuthorizerProps extends FunctionLogProps, FunctionConcurrencyProps {
   readonly stage: Stage;
   /** How long API Gateway caches a decision per Authorization header value; zero turns the cache off. */
   readonly cacheTtl: Duration;
-  /** The environment's tables; the function gets the names of, and access to, those `tableUses` lists. */
+  /** The environment's tables; the function gets the names of, and access to, those AUTHORIZER_TABLES lists. */
   readonly tables: Readonly<Record<TableId, ITable>>;
-  /** @default AUTHORIZER_TABLES (keys and customers, read) */
-  readonly tableUses?: TableUses;
-  /**
-   * Environments kept initialised on the live alias, so that an uncached request never waits for a cold start.
-   * @default 0: none
-   */
+  /** Environments kept initialised on the live alias, so no uncached request waits for a cold start. @default 0 */
   readonly provisionedConcurrency?: number;
 }
 
@@ -45,24 +30,22 @@ export class ApiKeyAuthorizer extends RequestAuthorizer {
   readonly handlerFunction: ApiFunction;
 
   constructor(scope: Construct, id: string, props: ApiKeyAuthorizerProps) {
-    const { stage } = props;
+    const { stage, cacheTtl, tables, provisionedConcurrency, ...defaults } = props;
     const handlerFunction = new ApiFunction(scope, ApiKeyAuthorizer.FUNCTION_ID, {
-      logRetention: props.logRetention,
-      logRemovalPolicy: props.logRemovalPolicy,
-      reservedConcurrency: props.reservedConcurrency,
+      ...defaults,
       entry: path.join(PROJECT_ROOT, 'functions', 'authorizer.ts'),
       description: `Pet Store ${stage}: checks the API key of every request`,
       environment: { STAGE: stage } satisfies FunctionEnvironment,
       // Every uncached request waits for it: room for the DynamoDB client's retries, yet a hung call fails fast.
       timeout: Duration.seconds(FUNCTION_SETTINGS.authorizerTimeoutSeconds),
-      provisionedConcurrency: props.provisionedConcurrency,
+      provisionedConcurrency,
     });
-    handlerFunction.bindTables(props.tableUses ?? AUTHORIZER_TABLES, props.tables);
+    handlerFunction.bindTables(AUTHORIZER_TABLES, tables);
     super(scope, id, {
       authorizerName: `petstore-${stage}-api-key`,
       handler: handlerFunction.live,
       identitySources: [IdentitySource.header('Authorization')],
-      resultsCacheTtl: props.cacheTtl,
+      resultsCacheTtl: cacheTtl,
     });
     this.handlerFunction = handlerFunction;
   }

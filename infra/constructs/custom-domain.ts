@@ -1,12 +1,4 @@
-/**
- * An optional custom domain for the API: a regional API Gateway domain name with TLS 1.2 and an ACM certificate,
- * mapped under /v1 so that its base URL ends in /v1 like the execute-api one. The mapping is created beside it, in
- * the same scope, so that the logical ids it had before this construct existed stay unchanged.
- *
- * A regional domain name needs its certificate in its own region; CloudFormation would only find out halfway
- * through a deploy. With a known region a certificate from another one fails the synth; in an environment-agnostic
- * stack a template rule makes CloudFormation refuse the deploy before it changes anything.
- */
+/** An optional custom domain: a regional domain name (TLS 1.2, ACM certificate in the stack's region) mapped under /v1. */
 import { Arn, ArnFormat, Aws, CfnRule, Fn, Stack, Token } from 'aws-cdk-lib';
 import { BasePathMapping, DomainName, EndpointType, type RestApi, SecurityPolicy } from 'aws-cdk-lib/aws-apigateway';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
@@ -14,16 +6,13 @@ import type { Construct } from 'constructs';
 import { API_STAGE_NAME } from '../../lib/stacks.js';
 
 export interface CustomDomainProps {
-  /** The host name clients use, such as api.example.com. */
   readonly domainName: string;
   /** ARN of an ACM certificate for `domainName`; a regional endpoint needs it in the stack's own region. */
   readonly certificateArn: string;
-  /** The API whose deployment stage is served under /v1 of the domain. */
   readonly api: RestApi;
 }
 
 export class CustomDomain extends DomainName {
-  /** The base URL clients use on this domain, ending in /v1. */
   readonly url: string;
 
   constructor(scope: Construct, id: string, props: CustomDomainProps) {

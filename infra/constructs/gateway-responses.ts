@@ -1,16 +1,10 @@
-/**
- * API Gateway's own answers (unknown path, refused key, throttle, …) in the contract's Error shape, one gateway
- * response per entry of GATEWAY_RESPONSES (lib/api-gateway/gateway-responses.ts), which the local gateway answers from too.
- */
+/** API Gateway's own answers in the contract's Error shape: one gateway response per entry of GATEWAY_RESPONSES. */
 import { ResponseType, type RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { FALLBACK_RESPONSE_TYPES, GATEWAY_RESPONSES, type GatewayResponseSpec } from '../../lib/api-gateway/gateway-responses.js';
 import { ANSWER_HEADERS, GATEWAY_RATE_LIMIT_HEADERS } from '../../lib/http/answer-headers.js';
 import { constructIdOf } from './construct-id.js';
 
-/**
- * Responses whose message is the reason the authorizer put in its context: a refused key says why (wrong
- * environment, revoked, …). The static message in GATEWAY_RESPONSES is what the local gateway falls back to.
- */
+/** Responses whose message is the reason the authorizer put in its context (wrong environment, revoked, …). */
 export const AUTHORIZER_MESSAGE_TYPES: ReadonlySet<string> = new Set(['ACCESS_DENIED']);
 
 /** Adds one gateway response per entry; `MISSING_AUTHENTICATION_TOKEN` gets the id `ResponseMissingAuthenticationToken`. */
@@ -28,13 +22,11 @@ export function addGatewayResponses(api: RestApi, responses: Readonly<Record<str
 
 /** Header values of a gateway response are mapping expressions: static strings in single quotes. */
 export function gatewayResponseHeaders(spec: GatewayResponseSpec): Record<string, string> {
-  const headers: Record<string, string> = {
-    'Content-Type': "'application/json'",
-    'X-Request-Id': 'context.requestId',
-  };
-  for (const [name, value] of Object.entries({ ...GATEWAY_RATE_LIMIT_HEADERS, ...ANSWER_HEADERS, ...spec.headers }))
-    headers[name] = quoted(value);
-  return headers;
+  const statics = Object.entries({ ...GATEWAY_RATE_LIMIT_HEADERS, ...ANSWER_HEADERS, ...spec.headers }).map(([name, value]) => [
+    name,
+    quoted(value),
+  ]);
+  return { 'Content-Type': "'application/json'", 'X-Request-Id': 'context.requestId', ...Object.fromEntries(statics) };
 }
 
 /** Exactly `{"code":…,"message":…,"status":N}`. Gateway responses substitute $context variables but run no VTL. */

@@ -1,12 +1,9 @@
-/**
- * What an operator looks at and what wakes them: one dashboard per environment and alarms on the symptoms clients
- * feel (server errors, slow answers, DynamoDB throttling, throttled functions), all notifying one SNS topic that
- * this account's CloudWatch alarms may publish to, and optionally an existing topic of the operator's.
- */
+/** What an operator looks at and what wakes them: one dashboard per environment and alarms on what clients feel. */
 import { Duration } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import {
-  Alarm,
+  type Alarm,
+  type AlarmProps,
   ComparisonOperator,
   Dashboard,
   GraphWidget,
@@ -14,9 +11,7 @@ import {
   MathExpression,
   Metric,
   TextWidget,
-  TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
-import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { FilterPattern, type ILogGroup, MetricFilter } from 'aws-cdk-lib/aws-logs';
@@ -26,21 +21,16 @@ import type { TableId } from '../../lib/dynamo/tables.js';
 import { DECISION_DIMENSIONS, DECISION_METRICS, metricsNamespace } from '../../lib/metric-names.js';
 import { PLAN_NAMES } from '../../lib/plans.js';
 import { ROUTES } from '../../lib/routes.js';
-import { API_STAGE_NAME, type Stage } from '../../lib/stacks.js';
-import { alarmTopic } from './alarm-topic.js';
+import { API_STAGE_NAME } from '../../lib/stacks.js';
+import { type AlarmTopicProps, alarmTopic, notifyingAlarm } from './alarm-topic.js';
 
-export interface MonitoringProps {
-  readonly stage: Stage;
+export interface MonitoringProps extends AlarmTopicProps {
   readonly api: RestApi;
   readonly accessLogGroup: ILogGroup;
   readonly authorizerFunction: IFunction;
   /** Every function of the stage, the authorizer included: a throttle of any of them refuses a client. */
   readonly functions: readonly IFunction[];
   readonly tables: Readonly<Record<TableId, ITable>>;
-  /** @default - no subscription; subscribe to the topic by other means */
-  readonly alarmEmail?: string;
-  /** An existing SNS topic every alarm notifies besides the stack's own; its policy must let CloudWatch publish. */
-  readonly alarmTopicArn?: string;
 }
 
 const PERIOD = Duration.minutes(5);
@@ -53,18 +43,13 @@ export const ALARM_THRESHOLDS = {
   p99LatencyMs: 2000,
   /** Throttled DynamoDB requests in each of two consecutive 5-minute periods: on-demand capacity is not keeping up. */
   dynamoThrottles: 1,
-  /**
-   * Throttled invocations of any function in one 5-minute period. Each is a client's request refused with a 500
-   * (API Gateway answers 500 when Lambda refuses the invocation), so one is enough.
-   */
+  /** Throttled invocations of any function in 5 minutes: each is a request API Gateway answered 500, so one is enough. */
   lambdaThrottles: 1,
 } as const;
 
 /**
- * The sum of metrics that are published only for periods with something to count. Metric math leaves a period out
- * when any operand has no value there, so a plain sum would need every metric to count at once; FILL(…, 0) counts a
- * silent metric as 0. CloudWatch takes at most 10 metrics in a metric-math alarm (a hard limit): the synth fails,
- * not the deploy.
+ * The sum of metrics published only for periods with something to count: metric math drops a period any operand lacks,
+ * so FILL(…, 0) counts a silent one as 0. CloudWatch takes at most 10 metrics in a metric-math alarm.
  */
 function sumOfSparse(metrics: Record<string, IMetric>, label: string): MathExpression {
   const ids = Object.keys(metrics);
@@ -120,8 +105,7 @@ export class Monitoring extends Construct {
 
     const throttleMetrics: Record<string, IMetric> = {};
     for (const [tableId, table] of Object.entries(props.tables)) {
-      // The audit table is the admin CLI's alone: its throttling never reaches an API request (and CloudWatch's
-      // limit of 10 metrics is reached by the five tables the API uses).
+      // The audit table is the admin CLI's alone, and the five others reach CloudWatch's limit of 10 metrics.
       if (tableId === 'audit') continue;
       throttleMetrics[`${tableId}Read`] = table.metric('ReadThrottleEvents', { period: PERIOD, statistic: 'Sum' });
       throttleMetrics[`${tableId}Write`] = table.metric('WriteThrottleEvents', { period: PERIOD, statistic: 'Sum' });
@@ -142,14 +126,7 @@ export class Monitoring extends Construct {
     );
     const lambdaThrottles = sumOfSparse(functionThrottles, 'Lambda throttled invocations (all functions)');
 
-    const alarmOn = (alarmId: string, alarm: Omit<ConstructorParameters<typeof Alarm>[2], 'metric'> & { metric: IMetric }) => {
-      const created = new Alarm(this, alarmId, { treatMissingData: TreatMissingData.NOT_BREACHING, ...alarm });
-      for (const topic of this.destinations) {
-        created.addAlarmAction(new SnsAction(topic));
-        created.addOkAction(new SnsAction(topic));
-      }
-      return created;
-    };
+    const alarmOn = (alarmId: string, alarm: AlarmProps) => notifyingAlarm(this, alarmId, this.destinations, alarm);
     this.alarms = [
       alarmOn('ServerErrorRate', {
         alarmDescription: `Pet Store ${stage}: more than ${ALARM_THRESHOLDS.serverErrorPercent}% of requests answered 5xx`,

@@ -1,7 +1,4 @@
-/**
- * The function of one operation of the route table: its handler file, its description, exactly the tables its
- * route declares, the settings every operation reads, and the deprecation variables its route names. `addMethodTo` puts the route's method on the API.
- */
+/** One operation's function: its handler, exactly its route's tables and settings; `addMethodTo` puts it on the API. */
 import path from 'node:path';
 import { LambdaIntegration, type Method, type RestApi } from 'aws-cdk-lib/aws-apigateway';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
@@ -12,26 +9,17 @@ import { type DeprecationOverrides, deprecationVariables } from '../../lib/depre
 import type { TableId } from '../../lib/dynamo/tables.js';
 import type { Route } from '../../lib/routes.js';
 import { API_STAGE_NAME, type Stage } from '../../lib/stacks.js';
+import type { StageSettings } from '../config.js';
 import { ApiFunction, type FunctionConcurrencyProps, type FunctionLogProps, PROJECT_ROOT } from './api-function.js';
 
 /** The module an idempotent route's function loads from a file of its own (api-function.ts, separate modules). */
 export const IDEMPOTENCY_UTILITY = path.join(PROJECT_ROOT, 'lib/idempotency/utility.mts');
 
-/** What every operation of a stage is told, whichever route it serves. */
-export interface OperationSettings {
-  /** Length of a temporary ban in seconds (BAN_SECONDS). */
-  readonly banSeconds: number;
-  /** Days a customer's daily usage is kept (USAGE_RETENTION_DAYS): the TTL the rate limiter gives what it writes. */
-  readonly usageRetentionDays: number;
-  /**
-   * The stage's values of the deprecation variables (lib/config.ts), by name. A function is given those its route's
-   * deprecation names (getPetById: PETS_DEPRECATED_AT, PETS_SUNSET_AT, DOCS_URL), so that one deprecated
-   * operation's dates reach its own function only; a variable the stage gives no value keeps the route's default.
-   */
-  readonly deprecationVariables: Readonly<DeprecationOverrides>;
-  /** How many categories one customer may hold (CATEGORY_ALLOWANCE), told to the operations that write categories. */
-  readonly categoryAllowance: number;
-}
+/** The stage's settings the operations read. */
+export type OperationSettings = Pick<
+  StageSettings,
+  'banSeconds' | 'usageRetentionDays' | 'categoryAllowance' | 'petsDeprecatedAt' | 'petsSunsetAt' | 'docsUrl'
+>;
 
 export interface OperationFunctionProps extends FunctionLogProps, FunctionConcurrencyProps {
   readonly stage: Stage;
@@ -45,14 +33,16 @@ export class OperationFunction extends ApiFunction {
   readonly route: Route;
 
   constructor(scope: Construct, id: string, props: OperationFunctionProps) {
-    const { route, stage, settings } = props;
+    const { route, stage, settings, tables, ...defaults } = props;
+    // A function gets only the deprecation variables its route's deprecation names.
+    const deprecation: DeprecationOverrides = {
+      PETS_DEPRECATED_AT: settings.petsDeprecatedAt,
+      PETS_SUNSET_AT: settings.petsSunsetAt,
+      DOCS_URL: settings.docsUrl,
+    };
     super(scope, id, {
-      logRetention: props.logRetention,
-      logRemovalPolicy: props.logRemovalPolicy,
-      reservedConcurrency: props.reservedConcurrency,
+      ...defaults,
       entry: path.join(PROJECT_ROOT, 'functions', `${route.handler}.ts`),
-      // An idempotent route's function loads Powertools' idempotency utility from a file of its own, with the first
-      // request that carries an Idempotency-Key (lib/idempotency/runner.ts).
       separateModules: route.idempotent ? [IDEMPOTENCY_UTILITY] : [],
       description: `Pet Store ${stage}: ${route.operationId} (${route.method} ${route.path})`,
       environment: {
@@ -61,7 +51,7 @@ export class OperationFunction extends ApiFunction {
         USAGE_RETENTION_DAYS: String(settings.usageRetentionDays),
         ...Object.fromEntries(
           deprecationVariables(route.deprecation).flatMap((name) => {
-            const value = settings.deprecationVariables[name];
+            const value = deprecation[name];
             return value === undefined ? [] : [[name, value]];
           }),
         ),
@@ -69,21 +59,18 @@ export class OperationFunction extends ApiFunction {
       } satisfies FunctionEnvironment,
     });
     this.route = route;
-    this.bindTables(route.tables, props.tables);
+    this.bindTables(route.tables, tables);
   }
 
   /** The route's method on `api` (behind the API's default authorizer), integrated with this function's live alias. */
   addMethodTo(api: RestApi): Method {
     const { route } = this;
-    // allowTestInvoke: false, so the only principal that may invoke an operation is this stage's API; and through the
-    // alias, so the integration's URI and its invoke permission name the alias: API Gateway cannot reach $LATEST.
+    // allowTestInvoke: false, so only this stage's API may invoke the alias (never $LATEST).
     const method = api.root
       .resourceForPath(route.path)
       .addMethod(route.method, new LambdaIntegration(this.live, { allowTestInvoke: false }), { operationName: route.operationId });
-    // CDK scopes the invoke permission to the method on the stage by a reference to the stage resource, so
-    // CloudFormation can only create the permission after the stage already serves the integration that needs it.
-    // The same ARN with the stage's literal name depends on the API alone, and PetStoreApi then makes the API's
-    // deployment wait for it (a replaced permission would otherwise leave the method without one for seconds).
+    // CDK's permission names the stage by reference, so it would be created after the stage serves the method; the
+    // stage's literal name depends on the API alone, and PetStoreApi makes the deployment wait for the permission.
     for (const permission of method.node.children.filter((child) => child instanceof CfnPermission)) {
       permission.sourceArn = api.arnForExecuteApi(route.method, route.path.replace(/\{[^}]*\}/g, '*'), API_STAGE_NAME);
     }

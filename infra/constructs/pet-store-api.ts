@@ -1,9 +1,6 @@
 /**
- * The REST API of one environment: stage v1 with JSON access logs, execution logs in a log group of the stack, X-Ray,
- * detailed metrics and a stage-wide throttle; the API-key authorizer on every method; one function per operation of
- * the route table; gateway responses in the contract's Error shape; optionally a custom domain. Each of those is its own construct or module;
- * this one puts them together. Adding an operation to ROUTES adds its route, function and grants without touching
- * this file.
+ * The REST API of one environment: stage v1 with its logs, X-Ray, metrics and throttle; the API-key authorizer; one
+ * function per route; gateway responses in the contract's Error shape; usage plans; optionally a custom domain.
  */
 import { type Duration, Fn, Stack } from 'aws-cdk-lib';
 import {
@@ -38,15 +35,11 @@ export interface PetStoreApiProps extends FunctionLogProps, FunctionConcurrencyP
   readonly tables: Readonly<Record<TableId, ITable>>;
   /** How long API Gateway caches an authorizer decision; revocations take effect within it. */
   readonly authorizerCacheTtl: Duration;
-  /** @default 0: no provisioned concurrency on the authorizer's live alias */
   readonly authorizerProvisionedConcurrency?: number;
   /** The stage-wide backstop, far above any plan: requests per second and burst. */
   readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
   readonly operations: OperationSettings;
-  /**
-   * Whether every method requires a usage plan key (the one the authorizer names). Off only for the first deploy of
-   * the release that brings usage plans, until every customer has its key (docs/deploying.md, "Isolation").
-   */
+  /** Whether every method requires the usage plan key the authorizer names (docs/deploying.md, "Isolation"). */
   readonly requireGatewayKey: boolean;
   /** @default - none: clients use the execute-api URL */
   readonly customDomain?: { readonly domainName: string; readonly certificateArn: string };
@@ -63,7 +56,6 @@ export class PetStoreApi extends Construct {
   readonly accessLogGroup: LogGroup;
   /** Where API Gateway writes the stage's execution logs (its name is fixed by API Gateway). */
   readonly executionLogGroup: LogGroup;
-  /** The base URL clients use, ending in /v1 (no trailing slash). */
   readonly url: string;
   readonly domain?: CustomDomain;
   /** The stage's usage plans (lib/usage-plans.ts), by their name within the stage. */
@@ -71,12 +63,8 @@ export class PetStoreApi extends Construct {
 
   constructor(scope: Construct, id: string, props: PetStoreApiProps) {
     super(scope, id);
-    const { stage } = props;
-    const logs: FunctionLogProps & FunctionConcurrencyProps = {
-      logRetention: props.logRetention,
-      logRemovalPolicy: props.logRemovalPolicy,
-      reservedConcurrency: props.reservedConcurrency,
-    };
+    const { stage, logRetention, logRemovalPolicy, reservedConcurrency } = props;
+    const logs = { logRetention, logRemovalPolicy, reservedConcurrency };
 
     this.authorizer = new ApiKeyAuthorizer(this, 'ApiKeyAuthorizer', {
       ...logs,
@@ -86,7 +74,7 @@ export class PetStoreApi extends Construct {
       tables: props.tables,
     });
     this.authorizerFunction = this.authorizer.handlerFunction;
-    this.accessLogGroup = new LogGroup(this, 'AccessLogs', { retention: props.logRetention, removalPolicy: props.logRemovalPolicy });
+    this.accessLogGroup = new LogGroup(this, 'AccessLogs', { retention: logRetention, removalPolicy: logRemovalPolicy });
 
     this.api = new RestApi(this, 'RestApi', {
       restApiName: `petstore-${stage}`,
@@ -96,8 +84,7 @@ export class PetStoreApi extends Construct {
       binaryMediaTypes: [...BINARY_MEDIA_TYPES],
       // The authorizer names each customer's usage plan key (usageIdentifierKey); clients never send one.
       apiKeySourceType: ApiKeySourceType.AUTHORIZER,
-      // Not here: the account-wide role API Gateway writes execution logs with is one per account and region, set by
-      // the stack of its own this stack depends on (infra/api-gateway-account-stack.ts).
+      // The account-wide role execution logs need is set by a stack of its own (infra/api-gateway-account-stack.ts).
       cloudWatchRole: false,
       deployOptions: {
         stageName: API_STAGE_NAME,
@@ -120,14 +107,12 @@ export class PetStoreApi extends Construct {
     // RestApi's own URL output ends in "/v1/"; ApiUrl (stack outputs) is the one clients and the CLI read.
     this.api.node.tryRemoveChild('Endpoint');
 
-    // API Gateway writes execution logs to a group of this fixed name and creates it itself, outside the stack and
-    // kept forever, unless it exists. Created here with the stage's retention and removal policy, before the stage,
-    // so the stage's first log line finds it. (A stack whose API had logged before this group was added must have
-    // API Gateway's own group deleted or imported first: see the deployment runbook.)
+    // API Gateway writes execution logs to a group of this fixed name, which it creates itself (kept forever) unless
+    // it exists: so it is created here, before the stage.
     this.executionLogGroup = new LogGroup(this, 'ExecutionLogs', {
       logGroupName: Fn.join('', ['API-Gateway-Execution-Logs_', this.api.restApiId, `/${API_STAGE_NAME}`]),
-      retention: props.logRetention,
-      removalPolicy: props.logRemovalPolicy,
+      retention: logRetention,
+      removalPolicy: logRemovalPolicy,
     });
     this.api.deploymentStage.node.addDependency(this.executionLogGroup);
 
@@ -161,9 +146,7 @@ export class PetStoreApi extends Construct {
     }
     this.usagePlans = usagePlans;
 
-    // The stage moves to a new deployment only once every invoke permission of the aliases exists. Otherwise
-    // CloudFormation may switch the stage to integrations whose permission is still being created (a new alias, a
-    // replaced permission), and API Gateway answers 500 until it is.
+    // The stage moves to a new deployment only once every invoke permission exists: until then API Gateway answers 500.
     for (const permission of this.node.findAll().filter((child) => child instanceof CfnPermission)) {
       this.api.latestDeployment?.node.addDependency(permission);
     }

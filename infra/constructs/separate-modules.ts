@@ -1,15 +1,7 @@
 /**
- * Modules a function loads from a file of their own rather than from its bundle. A module that only some
- * invocations need (the idempotency utility: only a request with an Idempotency-Key) is imported with
- * `import('./<name>.mjs')`; the function's bundle keeps that import as it is (external), and `<name>.mjs` is
- * bundled by itself with the same options into the same asset, beside index.mjs. A cold start neither reads nor
- * parses it. Bundled into index.mjs instead, a dynamically imported module becomes a lazy initialiser that is not
- * evaluated at load but still parsed, and the builtins it imports statically are loaded (the idempotency utility's
- * JMESPath engine imports node:zlib).
- *
- * The source of such a module is an `.mts` file, so that one specifier names it in the sources (TypeScript, tsx and
- * Vitest resolve `.mjs` to `.mts`) and in the asset. It must import nothing whose state the rest of the function
- * shares: it is bundled with copies of its own of whatever it imports.
+ * Modules a function loads with `import('./<name>.mjs')` from a file of their own, bundled beside index.mjs with the
+ * same options, so a cold start neither reads nor parses them. The source is an `.mts` file (TypeScript, tsx and Vitest
+ * resolve it from `.mjs`); it shares no state with the function, as it is bundled with copies of what it imports.
  */
 import path from 'node:path';
 

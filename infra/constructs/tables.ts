@@ -1,11 +1,8 @@
-/**
- * The DynamoDB tables of one environment, declared from TABLES so they match what the local gateway creates.
- * Production tables outlive their stack (deletion protection, RETAIN); staging tables go with it.
- */
+/** The DynamoDB tables of one environment, from TABLES; production's outlive their stack (deletion protection, RETAIN). */
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import { TABLES, type TableId } from '../../lib/dynamo/tables.js';
+import { TABLES, type TableId, type TableSpec } from '../../lib/dynamo/tables.js';
 
 export interface PetStoreTablesProps {
   /** Keep the data when the stack is deleted or a table would be replaced. */
@@ -13,6 +10,7 @@ export interface PetStoreTablesProps {
 }
 
 const attributeType = { S: AttributeType.STRING, N: AttributeType.NUMBER } as const;
+const attribute = (key: TableSpec['partitionKey']) => ({ name: key.name, type: attributeType[key.type] });
 
 export class PetStoreTables extends Construct {
   readonly tables: Readonly<Record<TableId, Table>>;
@@ -23,10 +21,9 @@ export class PetStoreTables extends Construct {
       const spec = TABLES.find((t) => t.id === tableId);
       if (!spec) throw new Error(`No table ${tableId} in TABLES (lib/dynamo/tables.ts)`);
       const created = new Table(this, spec.id, {
-        partitionKey: { name: spec.partitionKey.name, type: attributeType[spec.partitionKey.type] },
-        sortKey: spec.sortKey ? { name: spec.sortKey.name, type: attributeType[spec.sortKey.type] } : undefined,
-        // Traffic follows customers' plans, not a steady baseline, and a throttled counter write would refuse a
-        // paying request, so capacity follows demand.
+        partitionKey: attribute(spec.partitionKey),
+        sortKey: spec.sortKey ? attribute(spec.sortKey) : undefined,
+        // A throttled counter write would refuse a paying request, so capacity follows demand.
         billingMode: BillingMode.PAY_PER_REQUEST,
         pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
         timeToLiveAttribute: spec.ttlAttribute,
@@ -34,12 +31,8 @@ export class PetStoreTables extends Construct {
         deletionProtection: props.retainData,
         removalPolicy: props.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
       });
-      for (const index of spec.indexes ?? []) {
-        created.addGlobalSecondaryIndex({
-          indexName: index.name,
-          partitionKey: { name: index.partitionKey.name, type: attributeType[index.partitionKey.type] },
-        });
-      }
+      for (const index of spec.indexes ?? [])
+        created.addGlobalSecondaryIndex({ indexName: index.name, partitionKey: attribute(index.partitionKey) });
       return created;
     };
     // Spelled out so the type checker wants a line here for every TableId; created in the order of TABLES.

@@ -1,12 +1,10 @@
 /**
  * The usage sweep: its function (functions/usage-sweep.ts), which moves finished days from the counter items to the
- * usage history, the EventBridge schedule that runs it every hour, and its alarms. It uses the counters table only,
- * and is no route: no client reaches it, and no request waits for it.
+ * usage history, the hourly EventBridge schedule that runs it, and its alarms. No route, no client reaches it.
  */
 import path from 'node:path';
 import { Duration } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
-import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { type Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
@@ -15,16 +13,15 @@ import { Construct } from 'constructs';
 import type { FunctionEnvironment } from '../../lib/config.js';
 import { FUNCTION_SETTINGS } from '../../lib/function-settings.js';
 import type { Stage } from '../../lib/stacks.js';
+import { notifyingAlarm } from './alarm-topic.js';
 import { ApiFunction, type FunctionLogProps, PROJECT_ROOT } from './api-function.js';
 import { USAGE_SWEEP_ACTIONS } from './table-access.js';
 
 export interface UsageSweepProps extends FunctionLogProps {
   readonly stage: Stage;
-  /** The counters table: the counter items it reads and the history items it writes. */
   readonly counters: ITable;
   /** Days a day's totals are kept (USAGE_RETENTION_DAYS): the TTL the sweep gives the history items. */
   readonly usageRetentionDays: number;
-  /** Where its alarms notify when they fire and when they clear (the stage's alarm destinations). */
   readonly alarmTopics: readonly ITopic[];
 }
 
@@ -51,10 +48,8 @@ export class UsageSweep extends Construct {
       description: `Pet Store ${stage}: runs the usage sweep every hour`,
       schedule: Schedule.cron({ minute: String(FUNCTION_SETTINGS.usageSweepMinute) }),
       targets: [
-        // EventBridge hands the event to Lambda asynchronously, trying the hand-over itself at most twice more
-        // (RetryPolicy, EventBridge API reference) within an hour, when the next run comes anyway. "By default, Lambda
-        // retries an asynchronous invocation twice if the function returns an error" (CloudFormation,
-        // AWS::Lambda::EventInvokeConfig); after that the next hour's run goes on from the last page done.
+        // EventBridge retries the hand-over twice within the hour (RetryPolicy, EventBridge API reference); "By default,
+        // Lambda retries an asynchronous invocation twice if the function returns an error" (AWS::Lambda::EventInvokeConfig).
         new LambdaFunction(this.handlerFunction.live, { retryAttempts: 2, maxEventAge: Duration.hours(1) }),
       ],
     });
@@ -62,7 +57,7 @@ export class UsageSweep extends Construct {
     const fn = this.handlerFunction;
     const hour = Duration.hours(1);
     this.alarms = [
-      new Alarm(this, 'Errors', {
+      notifyingAlarm(this, 'Errors', props.alarmTopics, {
         alarmDescription:
           `Pet Store ${stage}: the usage sweep failed; finished days stay on the counter items (usage reads stay right) ` +
           'until a run succeeds: see its log group',
@@ -72,7 +67,7 @@ export class UsageSweep extends Construct {
         evaluationPeriods: 1,
         treatMissingData: TreatMissingData.NOT_BREACHING,
       }),
-      new Alarm(this, 'NotRunning', {
+      notifyingAlarm(this, 'NotRunning', props.alarmTopics, {
         alarmDescription: `Pet Store ${stage}: the usage sweep has not run for 3 hours: check its schedule (EventBridge rule)`,
         metric: fn.metricInvocations({ period: hour, statistic: 'Sum' }),
         threshold: 1,
@@ -82,11 +77,5 @@ export class UsageSweep extends Construct {
         treatMissingData: TreatMissingData.BREACHING,
       }),
     ];
-    for (const alarm of this.alarms) {
-      for (const topic of props.alarmTopics) {
-        alarm.addAlarmAction(new SnsAction(topic));
-        alarm.addOkAction(new SnsAction(topic));
-      }
-    }
   }
 }

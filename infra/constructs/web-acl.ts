@@ -1,28 +1,8 @@
 /**
- * The WAF web ACL in front of every stage. AWS WAF evaluates it before anything else of API Gateway (resource
- * policy, authorizer, throttle), and it has two rules:
- *
- * 1. **Body size.** A body over the contract's 16 KiB is refused with 413 `PAYLOAD_TOO_LARGE` before it reaches a
- *    function. API Gateway forwards every body base64-encoded (every media type is binary), so without this a
- *    body of a few MB grows past Lambda's 6 MB invoke payload, Lambda refuses the invocation and API Gateway
- *    answers 500: an uncounted 5xx for a client's mistake. WAF inspects the first 16 KB (16,384 bytes) of an API Gateway request's
- *    body, the contract's limit exactly (pinned in `associationConfig`, the only size without an extra fee), and
- *    with oversize handling MATCH a longer body matches unread. The rule blocks without a custom response, so
- *    API Gateway answers with its WAF_FILTERED gateway response ("the gateway response when a request is blocked
- *    by AWS WAF"), which is the 413 in the Error shape with X-Request-Id (lib/api-gateway/gateway-responses.ts). A WAF custom
- *    response could not carry the request id; it would take precedence over the gateway response, which is why
- *    this is the only rule without one.
- * 2. **Rate of requests without a key.** One IP may send at most `ratePer5Minutes` requests in 5 minutes that carry
- *    no well-formed API key of this stage; requests that carry one are never counted, so no customer is ever
- *    refused here, however many share one NAT address: their limits are the functions' to enforce, exactly. A
- *    flood of keyless requests is refused with 429 `THROTTLED` before it costs an authorizer call. Its
- *    `Retry-After` is the rule's evaluation window, the longest a block lasts once the address stops.
- * 3. **Rate per address.** One IP may send at most `ratePerIp` requests in any 60 seconds, whatever its
- *    Authorization header says (a made-up key of the right form included), so one address gets at most a bounded
- *    share of the stage. Sized in lib/usage-plans.ts to admit what one address honestly sends for a Business
- *    customer; addresses in `allowedAddresses` (Enterprise customers sold more) are not counted.
- *
- * No managed rule groups: the common rule set blocks bodies over 8 KB, which would refuse bodies the contract allows.
+ * The WAF web ACL in front of every stage, evaluated before the rest of API Gateway, with three rules in order: a body
+ * over the contract's 16 KiB (answered by API Gateway's WAF_FILTERED gateway response, 413, before base64 pushes a large
+ * body past Lambda's 6 MB payload and API Gateway answers 500); requests without a well-formed key of this stage, per IP;
+ * every request per IP, but from `allowedAddresses`. No managed rule groups: the common one blocks bodies over 8 KB.
  */
 import { CfnIPSet, CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
@@ -36,18 +16,9 @@ import { ADDRESS_RATE_WINDOW_SECONDS } from '../../lib/usage-plans.js';
 /** WAF's body inspection limit for API Gateway that costs nothing extra, in bytes, and its AssociationConfig name. */
 export const WAF_BODY_INSPECTION = { bytes: 16 * 1024, limit: 'KB_16' } as const;
 
-/**
- * What WAF looks for in the Authorization header to leave a request uncounted by the keyless rule: a key of this
- * stage's format anywhere in it. Looser than the authorizer (which wants `Bearer <key>` and a valid checksum), never
- * stricter, so every request the authorizer could admit is left alone; a forged well-formed key gets past this rule
- * and is counted by the address rule instead.
- */
-export { wellFormedKeyPattern };
-
 export interface WebAclProps {
   readonly name: string;
   readonly stage: Stage;
-  /** ARN of the API Gateway stage to protect. */
   readonly stageArn: string;
   /** Requests without a well-formed key of this stage that one IP may send in any 5 minutes. */
   readonly ratePer5Minutes: number;
@@ -58,8 +29,6 @@ export interface WebAclProps {
 }
 
 export class WebAcl extends Construct {
-  readonly acl: CfnWebACL;
-
   constructor(scope: Construct, id: string, props: WebAclProps) {
     super(scope, id);
     if (WAF_BODY_INSPECTION.bytes !== MAX_BODY_BYTES) {
@@ -91,7 +60,7 @@ export class WebAcl extends Construct {
       metricName: `${props.name}-${rule}`,
       sampledRequestsEnabled: true,
     });
-    this.acl = new CfnWebACL(this, 'Acl', {
+    const acl = new CfnWebACL(this, 'Acl', {
       name: props.name,
       scope: 'REGIONAL',
       defaultAction: { allow: {} },
@@ -110,6 +79,7 @@ export class WebAcl extends Construct {
               textTransformations: [{ priority: 0, type: 'NONE' }],
             },
           },
+          // No custom response: it would take precedence over the WAF_FILTERED gateway response, which has X-Request-Id.
           action: { block: {} },
           visibilityConfig: metric('body-size'),
         },
@@ -124,6 +94,7 @@ export class WebAcl extends Construct {
               scopeDownStatement: {
                 notStatement: {
                   statement: {
+                    // A key of this stage's format anywhere: looser than the authorizer, so it admits every key it could.
                     regexMatchStatement: {
                       fieldToMatch: { singleHeader: { Name: 'authorization' } },
                       regexString: wellFormedKeyPattern(props.stage),
@@ -153,7 +124,7 @@ export class WebAcl extends Construct {
         },
       ],
     });
-    new CfnWebACLAssociation(this, 'Association', { resourceArn: props.stageArn, webAclArn: this.acl.attrArn });
+    new CfnWebACLAssociation(this, 'Association', { resourceArn: props.stageArn, webAclArn: acl.attrArn });
   }
 
   /** A statement matching the allow-listed addresses (an IP set per address family), or none when there are none. */

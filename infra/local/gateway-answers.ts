@@ -24,10 +24,7 @@ export function sendGatewayResponse(res: ServerResponse, type: GatewayResponseTy
   res.end(body);
 }
 
-/**
- * The same answer as raw HTTP/1.1, for a request Node's parser refused before there was a response object to write
- * to (the server's clientError event); the connection closes after it, as the rest of the stream cannot be read.
- */
+/** The same answer as raw HTTP/1.1, for a request Node's parser refused (clientError); the connection closes after it. */
 export function rawGatewayResponse(type: GatewayResponseType, requestId: string, message?: string): string {
   const { status, body, headers } = gatewayAnswer(type, requestId, message);
   const lines = [

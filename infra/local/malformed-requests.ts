@@ -1,7 +1,6 @@
 /**
- * What the local gateway answers a request that is not well-formed HTTP/1.1, before there is one to route: those Node's
- * parser refuses (clientError, answered on the raw socket), those without exactly one Host header, and those over API
- * Gateway's URL or header limits. Each in the Error shape; see docs/api.md, "HTTP details".
+ * What the local gateway answers a request that is not well-formed HTTP/1.1 (Node's parser refusals, Host header count,
+ * API Gateway's URL and header limits), in the Error shape; see docs/api.md, "HTTP details".
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
@@ -21,8 +20,7 @@ export function hostRefusal(req: IncomingMessage): string | undefined {
 
 /**
  * "Quotas for configuring and running a REST API in API Gateway": a regional API's URL, 10240 characters, and all
- * header names and values, 10240 bytes. No documented answer: the default 4XX, our 400. Locally the URL is the request
- * target only.
+ * header names and values, 10240 bytes; no documented answer: the default 4XX, our 400. The URL is the request target.
  */
 export const API_GATEWAY_MAX_URL_CHARS = 10_240;
 export const API_GATEWAY_MAX_HEADER_BYTES = 10_240;
@@ -53,7 +51,7 @@ const BODY_LENGTH_MESSAGES = {
 
 /**
  * A request Node's parser refused: a well-formed line with a method Node does not know is no operation (404); anything
- * else a 400 saying what is wrong where the code tells. Both Content-Length and Transfer-Encoding is told by `reason`.
+ * else a 400 saying what is wrong where the code tells (both Content-Length and Transfer-Encoding: by `reason`).
  */
 function parserRefusal(error: ParseError): { type: GatewayResponseType; message?: string } {
   const bothLengths = BOTH_LENGTHS.test(error.reason ?? '');

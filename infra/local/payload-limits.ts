@@ -1,8 +1,7 @@
 /**
- * The size limits in front of a deployed function, and who answers each: (1) the web ACL's body-size rule, over
- * 16 KiB, WAF_FILTERED (413), first; (2) API Gateway's 10 MB, REQUEST_TOO_LARGE (413); (3) Lambda's 6 MB of event JSON,
- * the body in it base64 (a third larger): "if the Lambda API rejects the invocation request, API Gateway returns a
- * 500 error code" ("Handling Lambda errors with an API Gateway API"), our DEFAULT_5XX. (2) and (3) only without (1).
+ * The size limits in front of a deployed function: the web ACL's 16 KiB (WAF_FILTERED, 413) first; API Gateway's 10 MB
+ * (REQUEST_TOO_LARGE, 413); Lambda's 6 MB of event JSON, the body base64: "if the Lambda API rejects the invocation
+ * request, API Gateway returns a 500 error code" ("Handling Lambda errors with an API Gateway API"), our DEFAULT_5XX.
  */
 import { MAX_BODY_BYTES } from '../../lib/http/json-body.js';
 

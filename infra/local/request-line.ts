@@ -1,7 +1,4 @@
-/**
- * `npm start`'s line per request: method, path, status, ms, request id and customer; text on a terminal, JSON
- * otherwise (REQUEST_LOG overrides). Keys in a path are masked as in every log line.
- */
+/** `npm start`'s line per request (method, path, status, ms, request id, customer), text or JSON, keys in a path masked. */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { redact } from '../../lib/log.js';
 import { requestIdOf } from './malformed-requests.js';

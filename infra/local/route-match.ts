@@ -1,7 +1,4 @@
-/**
- * Which operation a method and a path below /v1 reach, as API Gateway's resource tree decides. A known path with
- * another method has no match either: API Gateway answers both with Missing Authentication Token, our 404.
- */
+/** Which operation a method and a path below /v1 reach, as API Gateway's resource tree decides (none: our 404). */
 import { ROUTES, type Route } from '../../lib/routes.js';
 
 export type RouteMatch = { route: Route; pathParameters: Record<string, string> | null };

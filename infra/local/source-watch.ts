@@ -1,7 +1,6 @@
 /**
- * Which edits reload `npm start`'s gateways: TypeScript and JSON under functions/, lib/ (but the client package) and
- * infra/local/. chokidar, because Node's recursive fs.watch on Linux loses a file once it is saved by rename; changes
- * within 100 ms make one reload.
+ * Which edits reload `npm start`'s gateways: TypeScript and JSON under functions/, lib/ (but the client) and infra/local/,
+ * watched with chokidar (Node's recursive fs.watch on Linux loses a file saved by rename); changes within 100 ms, one reload.
  */
 import { join, relative, sep } from 'node:path';
 import { watch } from 'chokidar';

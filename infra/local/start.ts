@@ -1,7 +1,6 @@
 /**
- * `npm start`: DynamoDB Local (or DYNAMODB_ENDPOINT), both environments' tables, and one gateway process each:
- * production on PORT (3000), staging on STAGING_PORT (3001). Data is kept in DATA_DIR; a source change restarts the
- * gateways. Ctrl-C, SIGTERM, SIGHUP or the end of whoever started it stops everything. Where it runs is written for the CLI.
+ * `npm start`: DynamoDB Local (or DYNAMODB_ENDPOINT), both environments' tables, and one gateway process each (PORT,
+ * STAGING_PORT), reloaded on a source change, all stopped by a signal or the end of whoever started it.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { resolve } from 'node:path';

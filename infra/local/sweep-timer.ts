@@ -1,7 +1,6 @@
 /**
- * `npm start`'s stand-in for the usage sweep's EventBridge schedule: runs the handler of functions/usage-sweep.ts,
- * with a Lambda context of its deployed timeout, once at start and then every hour at the schedule's minute (UTC),
- * one run at a time.
+ * `npm start`'s stand-in for the usage sweep's EventBridge schedule: runs functions/usage-sweep.ts's handler with its
+ * deployed timeout, at start and every hour at the schedule's minute (UTC), one run at a time.
  */
 import { randomUUID } from 'node:crypto';
 import { FUNCTION_SETTINGS } from '../../lib/function-settings.js';
@@ -37,7 +36,6 @@ export function startSweepTimer(run: () => Promise<unknown>): { stop(): void } {
   };
 }
 
-/** The deployed function's handler, run as the schedule runs it. */
 export async function runUsageSweep(): Promise<unknown> {
   const { handler } = await import('../../functions/usage-sweep.js');
   const context = lambdaContext('usageSweep', randomUUID(), FUNCTION_SETTINGS.usageSweepTimeoutSeconds * 1000);

@@ -1,7 +1,6 @@
 /**
- * The local model of the rate layers, with the stage's cdk.json figures: WAF's two rate rules (keyless, per address),
- * then after the authorizer the usage plan's token bucket and the stage's per method, in API Gateway's order ("How
- * throttling limit settings are applied in API Gateway": usage plan first). AWS's are best-effort; this model is exact.
+ * The local model of the rate layers, exact where AWS's are best-effort: WAF's two rate rules, then after the authorizer
+ * the usage plan's bucket and the stage's per method ("How throttling limit settings are applied in API Gateway").
  */
 import { BlockList, isIPv6 } from 'node:net';
 import { WAF_RATE_WINDOW_SECONDS } from '../../lib/api-gateway/gateway-responses.js';
@@ -69,35 +68,31 @@ export interface RateLayers {
 
 export function rateLayers(stage: Stage, figures: RateLayerFigures, clock: () => number = Date.now): RateLayers {
   const keyPattern = new RegExp(wellFormedKeyPattern(stage));
+  const family = (ip: string) => (isIPv6(ip) ? 'ipv6' : 'ipv4');
   const allowed = new BlockList();
   for (const cidr of figures.wafAllowedAddresses) {
     const [address = '', prefix = ''] = cidr.split('/');
-    allowed.addSubnet(address, Number(prefix), isIPv6(address) ? 'ipv6' : 'ipv4');
+    allowed.addSubnet(address, Number(prefix), family(address));
   }
-  const keyless = new Map<string, WindowCount>();
-  const perAddress = new Map<string, WindowCount>();
+  /** Whether one more request from `ip` finds the rule over its limit (counting it). */
+  const rateRule = (limit: number, windowSeconds: number) => {
+    const counts = new Map<string, WindowCount>();
+    return (ip: string, now: number) => {
+      const count = counts.get(ip) ?? new WindowCount(limit, windowSeconds);
+      counts.set(ip, count);
+      return count.countAndCheck(now);
+    };
+  };
+  const keylessOver = rateRule(figures.wafRateLimitPer5Minutes, WAF_RATE_WINDOW_SECONDS);
+  const addressOver = rateRule(figures.wafRateLimitPerIp, ADDRESS_RATE_WINDOW_SECONDS);
   const plans = new Map<string, TokenBucket>();
   const methods = new Map<string, TokenBucket>();
-  const counted = (counts: Map<string, WindowCount>, ip: string, limit: number, window: number, now: number) => {
-    const count = counts.get(ip) ?? new WindowCount(limit, window);
-    counts.set(ip, count);
-    return count.countAndCheck(now);
-  };
-  const family = (ip: string) => (isIPv6(ip) ? 'ipv6' : 'ipv4');
 
   return {
     webAcl(sourceIp, authorization, now = clock()) {
       // Rules in priority order (infra/constructs/web-acl.ts); the first that blocks ends the evaluation.
-      if (
-        !keyPattern.test(authorization ?? '') &&
-        counted(keyless, sourceIp, figures.wafRateLimitPer5Minutes, WAF_RATE_WINDOW_SECONDS, now)
-      )
-        return 'keyless-rate';
-      if (
-        !allowed.check(sourceIp, family(sourceIp)) &&
-        counted(perAddress, sourceIp, figures.wafRateLimitPerIp, ADDRESS_RATE_WINDOW_SECONDS, now)
-      )
-        return 'address-rate';
+      if (!keyPattern.test(authorization ?? '') && keylessOver(sourceIp, now)) return 'keyless-rate';
+      if (!allowed.check(sourceIp, family(sourceIp)) && addressOver(sourceIp, now)) return 'address-rate';
       return undefined;
     },
     gateway({ usagePlan, gatewayKey, method, resource }, now = clock()) {

@@ -1,7 +1,4 @@
-/**
- * The local model of API Gateway's keys and usage plans: the customer's record (its gateway key and usage plan, as the
- * CLI writes them) is what API Gateway would hold. Answers which usage plan holds the key the authorizer named.
- */
+/** The local model of API Gateway's usage plans: which plan holds the gateway key the authorizer named, from the customer. */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { customerOf } from '../../lib/auth/records.js';
 import { config, tableName } from '../../lib/config.js';
@@ -16,10 +13,7 @@ const REMEMBER_MS = 1_000;
 let client: ReturnType<typeof createDocumentClient> | undefined;
 const remembered = new Map<string, { expires: number; plan: UsagePlanSpec | undefined }>();
 
-/**
- * The usage plan holding `gatewayKey`, or none; `fallback` when the record cannot be read, as API Gateway's keys do not
- * depend on DynamoDB.
- */
+/** The usage plan holding `gatewayKey`, or none; `fallback` when the record cannot be read (API Gateway needs no DynamoDB). */
 export async function usagePlanOfKey(customerId: string, gatewayKey: string, fallback: UsagePlanSpec): Promise<UsagePlanSpec | undefined> {
   const now = Date.now();
   const entry = remembered.get(gatewayKey);
