@@ -1,8 +1,8 @@
 /**
  * How a customer's counters are stored: one item per customer (per shard, shards.ts) whose attribute names carry the
- * window they count, so counting is one write that never has to "roll a window over". All names of the encoding
- * live here; the limiter and the ban logic speak in windows and refusals. `staleNameMemory` keeps, per item, the
- * ended windows' names that the item's next admitting write removes in passing.
+ * window they count, so counting is one write that never has to "roll a window over" (a new window is a name not
+ * written yet, so concurrent first requests cannot race). All names of the encoding live here. `staleNameMemory`
+ * keeps, per item, the ended windows' names that the item's next admitting write removes in passing.
  */
 import { ConditionalCheckFailedException, TransactionConflictException } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
@@ -15,22 +15,11 @@ import { MINUTE } from './windows.js';
 export { dayCountName, dayRefusalName, retainUntil };
 
 /**
- * Every attribute but the key is a number: counts, window starts, the ban's end, the TTL. Each counter item holds
- * its counts under attribute names that carry the window they count, so counting is one unconditional-in-shape
- * write that never has to "roll a window over":
- *   { customerId, m<minuteStart>: admitted, d<dayStart>: admitted, r<minuteStart>: refusals,
- *     x<dayStart>: refusals, banUntil, unbannedAtMs, expiresAt, calls_<operationId>: admitted calls,
- *     lastCall_<operationId> }
- * (window starts and times in Unix seconds, but `unbannedAtMs`, the time of the last unban, in milliseconds; `r…`,
- * `x…` and `unbannedAtMs` on a customer's first item only; `calls_…` and
- * `lastCall_…` for deprecated operations, written by the admitting write itself, deprecated-calls.ts). A new
- * minute is simply a name not written yet, so the first request of a window costs the same single write as any
- * other, and concurrent first requests cannot race. Names of ended minutes are removed by later writes
- * (`staleMinuteNames`). A day's counts (`d…` admitted, `x…` refused for a used-up window) are the usage history's:
- * their names and their move to the history once final are lib/usage/day-counts.ts and day-sweep.ts; the admission
- * reads `d…` as the day window's count. The item expires by TTL the retention after its last day (`retainUntil`,
- * also the history's), so an idle customer's unmoved days are kept as long as the history. Large Enterprise
- * customers are counted on several items (shards.ts), each with this encoding; `customerId` is then the shard's key.
+ * Every attribute but the key is a number (times in Unix seconds, but `unbannedAtMs` in milliseconds):
+ *   { customerId, m<minuteStart>: admitted, d<dayStart>: admitted, r<minuteStart>: refusals, x<dayStart>: refusals,
+ *     banUntil, unbannedAtMs, expiresAt, calls_<operationId>: admitted calls, lastCall_<operationId> }
+ * `r…`, `x…` and `unbannedAtMs` on a customer's first item only. `d…` and `x…` are the usage history's, moved there
+ * once final (lib/usage); the item expires the retention after its last day, so unmoved days are kept as long.
  */
 export const CounterItemSchema = v.objectWithRest({ customerId: v.string() }, v.number());
 export type CounterItem = v.InferOutput<typeof CounterItemSchema>;
@@ -79,10 +68,8 @@ const LEGACY_NAMES = new Set(['m', 'mc', 'd', 'dc', 'rm', 'rc', 'rdc']);
 const WINDOW_NAME = /^([mr])(\d+)$/;
 
 /**
- * Attributes of minutes that can no longer be written, and legacy names: all but the current and the previous
- * minute. The previous one stays because another instance whose clock is a moment behind may still count into it.
- * Day counts are moved to the history by the usage sweep (lib/usage/day-sweep.ts); one the sweep never moved goes
- * here once it is older than the history would keep it (`retentionDays`), so an item stays bounded if the sweep stops.
+ * Legacy names, and minutes before the previous one (an instance whose clock is a moment behind may still count into
+ * it). A day count the sweep never moved goes once older than the history keeps it, so an item stays bounded.
  */
 export function staleMinuteNames(item: CounterItem | undefined, minuteStart: number, retentionDays: number): string[] {
   if (!item) return [];
@@ -111,7 +98,6 @@ export function removeClause(names: readonly string[], attributeNames: Record<st
   return names.length ? ` REMOVE ${placeholders(names, attributeNames).join(', ')}` : '';
 }
 
-/** A number attribute of an UpdateItem's returned Attributes. */
 export function numberAttribute(attributes: Record<string, unknown> | undefined, name: string): number {
   const value = attributes?.[name];
   if (typeof value !== 'number') throw new Error(`rate limiter: the update returned no number ${name}`);

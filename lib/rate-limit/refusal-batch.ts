@@ -1,9 +1,8 @@
 /**
- * One customer's refusals on this instance, counted toward the ban (ban.ts) in batches: refusals add up in memory
- * and are written as one addition at most once per FLUSH_INTERVAL_MS (a timer writes what is
- * left), except that the refusal that would bring the minute's total, as the store last reported it plus what is in
- * memory, to the threshold writes at once and waits for the answer: with one instance the ban starts at exactly the
- * threshold, and across instances at most one flush interval late.
+ * One customer's refusals on this instance, counted toward the ban (ban.ts) in batches: one addition at most once
+ * per FLUSH_INTERVAL_MS (a timer writes what is left), except that the refusal that would bring the minute's known
+ * total to the threshold writes at once and waits: with one instance the ban starts at exactly the threshold, and
+ * across instances at most one flush interval late.
  */
 import { nowMs as clockNow } from '../clock.js';
 import type { Limits } from '../plans.js';
@@ -33,10 +32,8 @@ export interface RefusalBatch {
 }
 
 /**
- * Each batch carries the time of its first refusal. An unban marks the counter item with its time, and the store
- * leaves out of the ban's count a batch that began before it (ban.ts), so refusals an instance had not written when
- * a ban was lifted never count toward the next one. The store's answer then also says the count started again, and
- * the minute's total this instance remembers follows it down.
+ * Each batch carries the time of its first refusal, so the store can leave out a batch begun before an unban (ban.ts);
+ * its answer then says the count started again, and the minute's total remembered here follows it down.
  */
 export function refusalBatch(
   store: CounterStore,

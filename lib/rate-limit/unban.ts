@@ -10,17 +10,14 @@ import { MAX_SHARDS, shardKey } from './shards.js';
 export function banLifter(db: DynamoDBDocumentClient, table: string) {
   /**
    * Lifts a ban in force at `nowMs`, and only such a ban: each write's condition is the ban itself, so a customer
-   * who is not banned (never was, or whose ban has run out) is left exactly as it was, with no unban's time that
-   * would keep its earlier refusals from counting toward a ban (ban.ts).
+   * not banned is left exactly as it was, with no unban's time that would keep its refusals from counting (ban.ts).
    */
   async function unban(customerId: string, nowMs: number): Promise<boolean> {
     const now = Math.floor(nowMs / 1000);
     const { Item } = await db.send(new GetCommand({ TableName: table, Key: { customerId }, ConsistentRead: true }));
-    // The read names the refusal counts to remove; whether a ban runs is the write's condition, checked as it writes
-    // (a ban that starts between the read and the write is lifted too).
+    // The read only names the refusal counts to remove (so the next refusal starts no ban at once); the unban's time
+    // stays, so refusals an instance still holds from before it are left out when written (ban.ts).
     const home = counterItem(Item);
-    // Every refusal count goes too, so the next refusal does not start a new ban at once; and the unban's time stays,
-    // so that refusals an instance still holds from before it are left out when they are written (ban.ts).
     const names: Record<string, string> = { '#unbanned': UNBANNED_AT_NAME };
     const counts = Object.keys(home ?? {}).filter((name) => name === refusalCountName(Number(name.slice(1))));
     const liftedHome = await liftBan(customerId, now, {
@@ -35,7 +32,7 @@ export function banLifter(db: DynamoDBDocumentClient, table: string) {
     return liftedHome || liftedShards.includes(true);
   }
 
-  /** One item's update, made only while a ban runs on it at `now`; whether it was made. */
+  /** One item's update, made only while a ban runs on it at `now` (a ban begun since the read included). */
   async function liftBan(
     key: string,
     now: number,
