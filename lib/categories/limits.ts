@@ -1,6 +1,6 @@
-/** How many categories an environment, and each customer in it, may hold: plain numbers, which the configuration reads too. */
 /**
- * At most this many categories per environment at once (a deleted one makes room). Worst case a category serialises
+ * How many categories an environment, and each customer in it, may hold (the configuration reads these too).
+ * At most CATEGORY_CAP per environment at once (a deleted one makes room). Worst case a category serialises
  * to about 3.5 KB (100 four-byte characters of name, 500 escaped characters of description), so a full list stays
  * near 3.5 MB, under Lambda's 6 MB response limit; typical lists are a few KB.
  */

@@ -29,7 +29,6 @@ export interface RetryPolicy extends Backoff {
   firstRetryAtOnce?: (error: unknown) => boolean;
 }
 
-/** The wait before retry `retry` (from 1): random below min(cap, base × 2^(retry-1)). */
 /**
  * The wait before retry r (r = 1 before the second attempt) is random below min(capMs, baseMs × 2^(r-1)): "full
  * jitter", which spreads retriers that failed together best (AWS Architecture Blog, "Exponential Backoff And
@@ -41,11 +40,7 @@ export function fullJitter(backoff: Backoff, retry: number): number {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/**
- * Runs `operation` (given the attempt's number, from 1) until it succeeds, fails with an error that is not
- * retryable, or has been tried `policy.attempts` times; the error it ends with is thrown as it is. `wait` is for
- * tests.
- */
+/** Runs `operation` (given the attempt, from 1) until it succeeds, fails not retryably, or has used `policy.attempts`. */
 export async function retrying<T>(
   operation: (attempt: number) => Promise<T>,
   policy: RetryPolicy,

@@ -43,10 +43,9 @@ export function maxTotalBackoffMs(budget: DynamoBudget): number {
   return (budget.attempts - 1) * budget.maxBackoffMs;
 }
 
-/** @internal The longest one DynamoDB call can take before the client gives up with an error. */
 /**
- * The worst case counts every attempt as connection timeout plus request timeout. In @smithy/node-http-handler the
- * request timer already runs from the start of the attempt, connection included, so this over-counts: headroom.
+ * @internal The longest one DynamoDB call can take before the client gives up: every attempt counted as connection
+ * plus request timeout, which over-counts (@smithy/node-http-handler's request timer includes the connection).
  */
 export function worstCaseWaitMs(budget: DynamoBudget): number {
   return budget.attempts * (budget.connectionTimeoutMs + budget.requestTimeoutMs) + maxTotalBackoffMs(budget);

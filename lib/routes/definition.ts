@@ -24,8 +24,7 @@ export type ParamsSchema = v.ObjectSchema<Record<string, v.GenericSchema<string,
 
 /**
  * One operation. The type parameters are read from a definition (`defineRoute`), so that a handler file is checked
- * against its route: the body and success types of its handler, the usage a peek route is given, and whether it
- * must hand over the idempotency runner (lib/http/operation.ts).
+ * against its route: body and success types, a peek's usage, and whether it hands over the idempotency runner.
  */
 export interface Route<TQuota extends Quota = Quota, TBody = unknown, TIdempotent extends boolean = boolean, TSuccess = unknown> {
   operationId: string;
@@ -45,20 +44,11 @@ export interface Route<TQuota extends Quota = Quota, TBody = unknown, TIdempoten
    */
   deprecation?: Deprecation;
   quota: TQuota;
-  /**
-   * The handler only reads, so it may run while the request is being counted: the count and the read then cost
-   * one round trip of latency together, and a refusal replaces the handler's answer. Routes that write wait for
-   * admission first.
-   */
+  /** The handler only reads, so it may run while the request is counted; a refusal replaces its answer. */
   runsBeforeAdmission: boolean;
   /** DynamoDB tables the operation's function uses, and how; the CDK stack grants exactly these. */
   tables: Partial<Record<TableId, Access>>;
-  /**
-   * Takes an optional Idempotency-Key header (lib/idempotency/runner.ts): a retry with the same key and body gets the
-   * first answer again, and nothing runs twice. Only for a POST, and the route then writes the idempotency table.
-   * Said here only: the handler file of such a route must hand over the runner, and one of another route must not
-   * (a type error either way).
-   */
+  /** Takes an optional Idempotency-Key header (lib/idempotency/runner.ts); only a POST, which writes that table. */
   idempotent?: TIdempotent;
   params?: ParamsSchema;
   /** The JSON request body, checked before the handler runs; the handler gets the parsed output. */

@@ -4,17 +4,12 @@
  * anyway. Once a day is final, the usage sweep (day-sweep.ts) moves its counts to the customer's history item.
  */
 
-/** Seconds in a UTC day. */
 export const DAY_SECONDS = 86_400;
 
 /** Days a day's totals are kept by default (USAGE_RETENTION_DAYS): the TTL of the counter items and the history. */
 export const USAGE_RETENTION_DEFAULT_DAYS = 400;
 
-/**
- * Admitted requests in a UTC day (day starts in Unix seconds), added by the admission's own write, which also reads it
- * as the day window's count. Until a day moves, the history's readers take its counts from here. Nothing else about a
- * counter item is known here: the rest of its encoding is lib/rate-limit/counter-item.ts's.
- */
+/** Admitted requests in a UTC day, added by the admission's own write, which also reads it as the day window's count. */
 export const dayCountName = (dayStart: number) => `d${dayStart}`;
 /** Requests refused for a used-up window in a UTC day (counted with the minute's refusals, lib/rate-limit/ban.ts). */
 export const dayRefusalName = (dayStart: number) => `x${dayStart}`;

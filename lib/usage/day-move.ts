@@ -14,11 +14,8 @@ import { historyKey, historyName } from './history-item.js';
 export const DAYS_PER_MOVE = 16;
 
 /**
- * Moves the final day counts `days` of the counter item `itemKey` (one of `customerId`'s) to its history, in one
- * transaction guarded on the values the caller saw. True when they were moved; false when the transaction lost
- * (another mover moved them, a late write changed them, or a write held the item): they are then still where they
- * were, or in the history, and a later move takes what is left. `signal` ends a move that takes too long: it was
- * applied whole or not at all.
+ * Moves `days` of the counter item `itemKey` (one of `customerId`'s) to its history. False when the transaction lost
+ * (another mover, a late write, or a write holding the item): a later move takes what is left.
  */
 export async function recordDays(
   db: DynamoDBDocumentClient,

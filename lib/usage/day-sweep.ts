@@ -24,7 +24,6 @@ export interface DaySweepOptions {
   wallClock?: () => number;
 }
 
-/** What one run did. */
 export interface SweepRun {
   /** The UTC day (YYYY-MM-DD) the pass began: days before the day before it are moved. */
   pass: string;
@@ -124,10 +123,9 @@ export function daySweep(db: DynamoDBDocumentClient, table: string, options: Day
 
   return {
     /**
-     * One run, begun at `nowMs`, that starts no new work after `deadlineMs` (both Unix milliseconds; the caller
-     * leaves room after the deadline for the calls under way: a move and a read of CALL_TIMEOUT_MS each, a Scan, a state write). A pass begins with the first
-     * run of a UTC day and goes on, run after run, to the end of the table; the position advances past a page only
-     * once all of its items are done, so a page cut short by the deadline is read again by the next run.
+     * One run, begun at `nowMs`, that starts no new work after `deadlineMs` (the caller leaves room for the calls under
+     * way: a move and a read of CALL_TIMEOUT_MS each, a Scan, a state write). A pass begins with a UTC day's first run;
+     * the position passes a page only once all its items are done, so a page cut short is read again next run.
      */
     async run(nowMs: number, deadlineMs: number): Promise<SweepRun> {
       const today = dayStartOf(Math.floor(nowMs / 1000));

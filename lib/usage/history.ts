@@ -73,18 +73,9 @@ const WHILE_ITEMS_ARE_WRITTEN: RetryPolicy = {
 };
 
 /**
- * Readers add what is still on the counter items to what is in the history, read together in one TransactGetItems,
- * which never sees a move half done. The readers are told which counter items a customer may have (`counterKeys`:
- * the rate limiter's, every one of its possible shards, so a plan change that changed their number loses nothing);
- * each item moves its own part into the same history item, and readers sum over all of them. A history item expires
- * `retentionDays` after its month ends; a counter item expires `retentionDays` after its last day, so an idle
- * customer's unmoved days are kept as long.
- *
- * Refused requests are those refused because a window was used up (429 RATE_LIMIT_EXCEEDED), counted in batches by
- * the write that counts them for the ban (lib/rate-limit/refusal-cache.ts, at most a second late while the instance
- * keeps receiving requests), on the day of the minute they happened. Requests refused during a ban are answered
- * without a write and are not counted; refusals an instance holds when it stops are lost for the ban and for the
- * history alike.
+ * Readers add what is still on the counter items (every possible shard, so a plan change loses nothing) to what is in
+ * the history, read together in one TransactGetItems, which never sees a move half done. Refused requests are the
+ * 429 RATE_LIMIT_EXCEEDED ones, counted with the ban's batches (refusal-cache.ts); those during a ban are not counted.
  */
 export function usageHistory(db: DynamoDBDocumentClient, table: string, options: UsageHistoryOptions) {
   /** A customer's counter items, each with its owner noted in `owners`. */
@@ -95,10 +86,7 @@ export function usageHistory(db: DynamoDBDocumentClient, table: string, options:
     });
   }
 
-  /**
-   * `keys` (at most 100) read in one TransactGetItems: a day moved from a counter item to the history meanwhile is
-   * seen on one side only. A read that meets a transaction under way is cancelled; it is tried again.
-   */
+  /** `keys` (at most 100) read in one TransactGetItems; one cancelled by a transaction under way is tried again. */
   function readTogether(keys: readonly Record<string, string>[]): Promise<Record<string, unknown>[]> {
     return retrying(async () => {
       const out = await db.send(new TransactGetCommand({ TransactItems: keys.map((Key) => ({ Get: { TableName: table, Key } })) }));
