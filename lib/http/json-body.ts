@@ -43,9 +43,8 @@ export function parseContentType(value: string): { type: string; params: Record<
 }
 
 /**
- * Exactly `application/json` (RFC 8259), in any letter case, with a `charset` only if it says UTF-8. Suffixes such
- * as `application/problem+json` name other formats, with rules the API does not implement: refused like any other
- * type. Other parameters are ignored.
+ * Exactly `application/json` (RFC 8259), in any letter case, with a `charset` only if it says UTF-8; other parameters
+ * ignored. Suffixes such as `+json` name formats with other rules, which the API does not implement: refused.
  */
 function mediaTypeError(contentType: string | undefined): HttpError | undefined {
   const refuse = (message: string) => new HttpError('UNSUPPORTED_MEDIA_TYPE', message);
@@ -129,9 +128,8 @@ const ParserErrorSchema = v.object({
 });
 
 /**
- * A route's body step, handed over by its handler file (lib/http/operation.ts): its parts of the Middy chain, and
- * `read`, which the request path calls after starting admission: the parsed body checked against the route's
- * schema, or the refusal the middlewares ended with (`failure`) as the answer to give.
+ * A route's body step, handed over by its handler file: its parts of the Middy chain, and `read` (after admission
+ * started): the parsed body checked against the route's schema, or the middlewares' refusal (`failure`) to answer.
  */
 export interface BodyStep {
   middlewares: middy.MiddlewareObj<ApiEvent, ApiResult, Error, Context>[];

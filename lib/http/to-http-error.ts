@@ -10,10 +10,7 @@ import { type ErrorCode, HttpError } from './error-codes.js';
 import type { Result } from './response.js';
 
 const UNAVAILABLE_MESSAGE = 'The service is temporarily unavailable; retry after the time in Retry-After';
-/**
- * The domain's errors (lib/categories/store.ts), by name, so that a function that never
- * throws them does not carry their module.
- */
+/** The domain's errors (lib/categories/store.ts), by name, so that a function that never throws them lacks their module. */
 const DOMAIN_ERRORS: Readonly<Record<string, { code: ErrorCode; headers?: Record<string, string> }>> = {
   CategoryExists: { code: 'CATEGORY_EXISTS' },
   CategoryLimitReached: { code: 'CATEGORY_LIMIT_REACHED' },
