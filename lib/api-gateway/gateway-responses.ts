@@ -39,22 +39,19 @@ const BODY_TOO_LARGE = {
   message: 'The request body is too large; the limit is 16384 bytes (16 KiB)',
 } as const satisfies GatewayResponseSpec;
 
-/** Keyed by API Gateway's ResponseType names. */
+const NOT_FOUND = {
+  status: 404,
+  code: 'NOT_FOUND',
+  message: 'There is no such operation: check the method and the path (see the API reference)',
+} as const satisfies GatewayResponseSpec;
+
 /**
- * No customer is known when the gateway answers, so no plan window applies: the X-RateLimit headers say 0/0/0,
- * meaning "no quota is being spent and there is no window to wait for" (docs/api.md, "Rate-limit headers").
+ * Keyed by API Gateway's ResponseType names. No customer is known when the gateway answers, so the X-RateLimit
+ * headers say 0/0/0: no quota is being spent and there is no window to wait for (docs/api.md, "Rate-limit headers").
  */
 export const GATEWAY_RESPONSES = {
-  MISSING_AUTHENTICATION_TOKEN: {
-    status: 404,
-    code: 'NOT_FOUND',
-    message: 'There is no such operation: check the method and the path (see the API reference)',
-  },
-  RESOURCE_NOT_FOUND: {
-    status: 404,
-    code: 'NOT_FOUND',
-    message: 'There is no such operation: check the method and the path (see the API reference)',
-  },
+  MISSING_AUTHENTICATION_TOKEN: NOT_FOUND,
+  RESOURCE_NOT_FOUND: NOT_FOUND,
   /** The identity source (the Authorization header) is missing or empty, so the authorizer is not invoked. */
   UNAUTHORIZED: {
     status: 401,
