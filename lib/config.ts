@@ -19,10 +19,7 @@ const optionalText = <T extends v.GenericSchema<string>>(schema: T) =>
     v.optional(schema),
   );
 
-/**
- * A deprecated operation's dates and documentation link on a stage. Each deprecated route names its own
- * (`deprecation.overrides`), so one operation's dates never become another's.
- */
+/** A deprecated operation's dates and documentation link on a stage; each route names its own (`overrides`). */
 const DEPRECATION_DATE_VARIABLES = {
   PETS_DEPRECATED_AT: v.optional(isoDate),
   PETS_SUNSET_AT: v.optional(isoDate),
@@ -129,7 +126,7 @@ export function localConfig(): LocalEnv {
 
 /**
  * The admin CLI's local DynamoDB (DYNAMODB_ENDPOINT, DYNAMODB_PORT, else `npm start`'s found by DATA_DIR, else port
- * 8000) and table prefix; read when called, as the CLI has none of the functions' variables. Empty counts as unset.
+ * 8000) and table prefix, read when called; empty counts as unset.
  */
 export function adminCliConfig(source: Record<string, string | undefined> = process.env): {
   dynamoEndpoint: string;

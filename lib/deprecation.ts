@@ -23,10 +23,7 @@ export interface Deprecation {
   since: string;
   sunset: string;
   docsUrl: string;
-  /**
-   * The variables a stage sets to move this route's dates or link (operators set them in CDK context). Without
-   * them the route keeps the dates above whatever the environment holds: no route ever takes another's.
-   */
+  /** The variables a stage sets to move this route's dates or link; without them no environment moves them. */
   overrides?: DeprecationVariables;
 }
 
@@ -52,10 +49,7 @@ export function sunsetProblem(deprecatedAt: string, sunsetAt: string): string | 
     : undefined;
 }
 
-/**
- * The dates in force: the definition's, overridden by the environment's values of the variables the definition
- * names; throws on a sunset before the deprecation.
- */
+/** The definition's dates, overridden by the environment's values of the variables it names; a sunset first throws. */
 export function deprecationDates(deprecation: Deprecation, env: DeprecationOverrides = {}): DeprecationDates {
   const names = deprecation.overrides;
   const since = (names && env[names.since]) ?? deprecation.since;

@@ -16,10 +16,7 @@ export interface GatewayResponseSpec {
   headers?: Record<string, string>;
 }
 
-/**
- * The authorizer, or an operation's function, failed rather than answered: 503 with Retry-After, as for an unreachable
- * DynamoDB behind an operation.
- */
+/** The authorizer, or an operation's function, failed rather than answered: 503 with Retry-After. */
 const UNAVAILABLE = {
   status: 503,
   code: 'SERVICE_UNAVAILABLE',
@@ -67,17 +64,13 @@ export const GATEWAY_RESPONSES = {
     headers: { 'WWW-Authenticate': INVALID_TOKEN_CHALLENGE },
   },
   /**
-   * The authorizer could not decide: it threw (DynamoDB unreachable), timed out, or returned no valid policy.
-   * Retryable, unlike a refused key. API Gateway answers all of these with AUTHORIZER_CONFIGURATION_ERROR (a 500 by
-   * default); infra/local/authorizer.ts cites what AWS documents and models it.
+   * The authorizer threw (DynamoDB unreachable), timed out, or returned no valid policy: retryable. API Gateway answers
+   * all of these so, a 500 by default; infra/local/authorizer.ts cites what AWS documents and models it.
    */
   AUTHORIZER_CONFIGURATION_ERROR: UNAVAILABLE,
   /** AWS documents this type for an authorizer that "failed to authenticate the caller"; mapped the same in case. */
   AUTHORIZER_FAILURE: UNAVAILABLE,
-  /**
-   * The web ACL's body-size rule, the only WAF rule that blocks without a custom response of its own
-   * (infra/constructs/web-acl.ts): a body over 16 KiB, refused before it reaches a function.
-   */
+  /** The web ACL's body-size rule (over 16 KiB), its only rule without a custom response (infra/constructs/web-acl.ts). */
   WAF_FILTERED: BODY_TOO_LARGE,
   /**
    * API Gateway's own limit, 10 MB. WAF's body-size rule refuses such a body first where it sees it first; AWS is
@@ -86,10 +79,8 @@ export const GATEWAY_RESPONSES = {
    */
   REQUEST_TOO_LARGE: BODY_TOO_LARGE,
   /**
-   * Every method requires a usage plan key, which the authorizer names (API key source AUTHORIZER). API Gateway
-   * refuses a request whose key it allowed but which names none, or a key in no usage plan of the stage: a customer
-   * not yet given its gateway key (docs/deploying.md, "Isolation"). Its key is valid, so the message sends the
-   * customer to the provider rather than to its key.
+   * API Gateway refuses a request whose authorizer names no usage plan key, or one in no usage plan of the stage: a
+   * customer not yet given its gateway key (docs/deploying.md, "Isolation"). Its key is valid: it is sent to the provider.
    */
   INVALID_API_KEY: {
     status: 401,
@@ -116,11 +107,9 @@ export const GATEWAY_RESPONSES = {
   /** A fault of the API's own configuration (an integration that cannot be reached, say): a bug on our side. */
   API_CONFIGURATION_ERROR: INTERNAL_ERROR,
   /**
-   * The fallbacks. Deployed without a status of their own (infra/constructs/gateway-responses.ts): "Changing the status
-   * code of this fallback gateway response changes the status codes of all other 4XX responses to the new value"
-   * (API Gateway Developer Guide, "Gateway response types"), and so for 5XX. Every type that can occur in this API is
-   * customised above; UNCUSTOMISED_RESPONSE_TYPES says why each of the others cannot occur. The local gateway
-   * answers with these itself: a malformed request (400) and a failure of its own or of a function's module (500).
+   * The fallbacks, deployed without a status of their own: "Changing the status code of this fallback gateway response
+   * changes the status codes of all other 4XX responses to the new value" (API Gateway Developer Guide, "Gateway
+   * response types"), and so for 5XX. The local gateway answers a malformed request and its own failures with these.
    */
   DEFAULT_4XX: {
     status: 400,
@@ -160,15 +149,11 @@ export const UNCUSTOMISED_RESPONSE_TYPES = {
 /** The window of the web ACL's rate rule: it counts each address's requests over the trailing 5 minutes. */
 export const WAF_RATE_WINDOW_SECONDS = 300;
 
-/**
- * Answers WAF gives itself, as custom responses: static headers only, so without X-Request-Id (WAF has no request
- * id to put there). Only requests that carry no well-formed API key can get one.
- */
+/** Answers WAF gives itself, as custom responses: static headers only, so without X-Request-Id. */
 export const WEB_ACL_RESPONSES = {
   /**
-   * The rate rule for requests without a well-formed key. WAF keeps refusing an address until its count over the
-   * trailing window falls below the limit, so Retry-After is the window: the longest the block lasts once the
-   * address stops sending (it may lift sooner).
+   * The rate rule for requests without a well-formed key. WAF refuses an address until its count over the trailing
+   * window falls below the limit, so Retry-After is the window: the longest the block lasts once it stops sending.
    */
   KEYLESS_RATE: {
     status: 429,

@@ -50,10 +50,10 @@ export interface CategoryStoreOptions {
 
 export function categoryStore(db: DynamoDBDocumentClient, table: string, options: CategoryStoreOptions = {}) {
   const allowance = options.allowance ?? config().CATEGORY_ALLOWANCE;
+  const putNew = (Item: Record<string, unknown>) => ({ Put: { TableName: table, Item, ConditionExpression: 'attribute_not_exists(pk)' } });
   /**
-   * The counter as last seen: a warm function usually guesses right (one round trip), and a wrong guess learns the
-   * real value from the failed condition. A new instance reads it (a GetItem is cheaper than a failing transaction),
-   * and `prepare` lets it read while the request waits for admission.
+   * The counter as last seen: a warm function usually guesses right, a wrong guess learns from the failed condition,
+   * and a new instance reads it (cheaper than a failing transaction), during admission thanks to `prepare`.
    */
   let lastKnown: Counter | undefined;
   let reading: Promise<Counter> | undefined;
@@ -100,20 +100,8 @@ export function categoryStore(db: DynamoDBDocumentClient, table: string, options
                 ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
               },
             },
-            {
-              Put: {
-                TableName: table,
-                Item: { ...legacyReservationKey(input.name), categoryId: id },
-                ConditionExpression: 'attribute_not_exists(pk)',
-              },
-            },
-            {
-              Put: {
-                TableName: table,
-                Item: { ...foldedReservationKey(input.name), categoryId: id },
-                ConditionExpression: 'attribute_not_exists(pk)',
-              },
-            },
+            putNew({ ...legacyReservationKey(input.name), categoryId: id }),
+            putNew({ ...foldedReservationKey(input.name), categoryId: id }),
             {
               Update: {
                 TableName: table,
@@ -124,13 +112,7 @@ export function categoryStore(db: DynamoDBDocumentClient, table: string, options
                 ExpressionAttributeValues: { ':one': 1, ':allowance': allowance },
               },
             },
-            {
-              Put: {
-                TableName: table,
-                Item: { ...categoryKey(id), ...category, createdBy, createdAt: new Date(nowMs()).toISOString() },
-                ConditionExpression: 'attribute_not_exists(pk)',
-              },
-            },
+            putNew({ ...categoryKey(id), ...category, createdBy, createdAt: new Date(nowMs()).toISOString() }),
           ],
         }),
       );

@@ -30,13 +30,12 @@ export interface SweepRun {
   /** Whether the pass reached the end of the table; if not, the next run goes on where this one stopped. */
   finished: boolean;
   pages: number;
-  /** Items read, of every kind. */
+  /** Items read, of every kind, and day counts moved to the history. */
   items: number;
-  /** Day counts moved to the history. */
   moved: number;
   /** Counter items whose finished days this run could not move (each move lost three times, or time ran out). */
   left: number;
-  /** Read capacity units the Scan consumed, as DynamoDB reported them. */
+  /** Read capacity units the Scan consumed. */
   readUnits: number;
 }
 
@@ -78,11 +77,7 @@ export function daySweep(db: DynamoDBDocumentClient, table: string, options: Day
     );
   }
 
-  /**
-   * Moves the finished days of one scanned item, `DAYS_PER_MOVE` at a time. A move that loses (a late write changed
-   * a count, another sweep moved it, or a request's write held the item) is tried again on the item read anew.
-   * Returns the day counts moved, and whether some are left.
-   */
+  /** Moves the finished days of one scanned item, `DAYS_PER_MOVE` at a time; a move that loses reads the item anew. */
   async function sweepItem(scanned: Record<string, unknown>, today: number, deadline: number): Promise<{ moved: number; left: boolean }> {
     const key = scanned.customerId;
     const owner = typeof key === 'string' ? options.ownerOf(key) : undefined;
