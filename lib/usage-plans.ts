@@ -17,9 +17,8 @@ export interface UsagePlanSpec {
 }
 
 /**
- * A bucket that refuses nothing the minute window admits: 2 × perMinute for a minute's allowance at :59 and another at
- * :00, plus perMinute for the refusals that lead to a ban (answered by our functions). It refills at twice what that
- * needs: throttles are best-effort, and GET /rate-limit shares it (docs/deploying.md, "Isolation").
+ * A bucket that refuses nothing the minute window admits: 2 × perMinute (a minute's allowance at :59 and at :00) plus
+ * perMinute for the refusals that lead to a ban; refilled at twice that need (docs/deploying.md, "Isolation").
  */
 export function bucketFor(perMinute: number): Pick<UsagePlanSpec, 'rateLimit' | 'burstLimit'> {
   return { rateLimit: Math.ceil((2 * perMinute) / 60), burstLimit: 3 * perMinute };

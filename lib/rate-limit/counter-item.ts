@@ -33,7 +33,6 @@ export const callCountName = (operationId: string) => `calls_${operationId}`;
 export const lastCallName = (operationId: string) => `lastCall_${operationId}`;
 export const CALL_COUNT_NAME = /^calls_(.+)$/;
 
-/** An item as DynamoDB returned it (document client output), or undefined when there is none. */
 export function counterItem(item: Record<string, unknown> | undefined): CounterItem | undefined {
   return item ? v.parse(CounterItemSchema, item) : undefined;
 }
@@ -85,7 +84,6 @@ export function staleMinuteNames(item: CounterItem | undefined, minuteStart: num
   });
 }
 
-/** Placeholders (#s0, #s1, …) for `names`, added to `attributeNames`. */
 export function placeholders(names: readonly string[], attributeNames: Record<string, string>): string[] {
   return names.map((name, i) => {
     attributeNames[`#s${i}`] = name;
@@ -111,21 +109,14 @@ export function isConditionFailure(error: unknown): error is ConditionalCheckFai
   return error instanceof ConditionalCheckFailedException;
 }
 
-/**
- * A write refused because a transaction (the usage sweep moving a day to the history) holds the same item: DynamoDB
- * rejects a plain write to an item that an ongoing transaction includes, and the SDK does not retry it.
- */
+/** A write refused while a transaction (the usage sweep's move) holds the item; the SDK does not retry it. */
 export function isTransactionInFlight(error: unknown): boolean {
   return error instanceof TransactionConflictException;
 }
 
-/**
- * A move's transaction holds one item for a few milliseconds, and the request waiting on it is a customer's: short
- * waits (5 ms doubling, at most 50 ms) and 8 attempts: 225 ms of waiting at worst, well inside the operation's budget.
- */
+/** A move holds an item for a few milliseconds and a customer waits: 225 ms of waiting at worst, inside the budget. */
 const WHILE_A_MOVE_HOLDS_THE_ITEM: RetryPolicy = { attempts: 8, baseMs: 5, capMs: 50, retryable: isTransactionInFlight };
 
-/** Runs `write`, again after a short random pause while a transaction holds the item. */
 export function retryingConflicts<T>(write: () => Promise<T>): Promise<T> {
   return retrying(write, WHILE_A_MOVE_HOLDS_THE_ITEM);
 }

@@ -101,10 +101,7 @@ export function refusalCache(store: CounterStore, options: RefusalCacheOptions =
     return entry;
   }
 
-  /**
-   * A remembered ban as a request at `nowMs` finds it: still answered from memory ('memory'), due for a check that
-   * this request makes ('check'), or gone (undefined), after waiting for a check already under way.
-   */
+  /** A remembered ban, after any check under way: answered from memory, due for this request's check, or gone. */
   async function banAt(
     customerId: string,
     limits: Limits,

@@ -13,10 +13,7 @@ export type Stability = 'stable' | 'beta' | 'experimental';
 export type Access = 'read' | 'write';
 export type Tag = 'Categories' | 'Rate limits' | 'Pets' | 'Store';
 
-/**
- * How a route meets the rate limiter. `consume`: every admitted request counts against both windows. `peek`: the
- * windows are read, nothing is counted and nothing is refused (the handler gets the usage it read).
- */
+/** `consume`: every admitted request counts against both windows. `peek`: the windows are read, nothing counted. */
 export type Quota = 'consume' | 'peek';
 
 /** Path parameters arrive as strings; each is checked by its own schema, whose failure message names it. */
@@ -38,10 +35,7 @@ export interface Route<TQuota extends Quota = Quota, TBody = unknown, TIdempoten
   description?: string;
   tag: Tag;
   stability: Stability;
-  /**
-   * Deprecated operations send Deprecation, Sunset and Link headers, and answer 410 GONE after the sunset. The
-   * dates and link are the route's own, moved on a stage only by the variables it names (`overrides`).
-   */
+  /** Deprecation, Sunset and Link headers, and 410 GONE after the sunset; moved on a stage by its `overrides`. */
   deprecation?: Deprecation;
   quota: TQuota;
   /** The handler only reads, so it may run while the request is counted; a refusal replaces its answer. */
@@ -59,10 +53,7 @@ export interface Route<TQuota extends Quota = Quota, TBody = unknown, TIdempoten
   errors: readonly ErrorCode[];
 }
 
-/**
- * Checks what every generator relies on, so a route that lacks a part fails at load, in every test. A route without
- * `idempotent: true` is typed as not idempotent, and one without a success answer as having no success body.
- */
+/** Checks what every generator relies on, so a route that lacks a part fails at load, in every test. */
 export function defineRoute<TQuota extends Quota, TBody = unknown, TIdempotent extends boolean = false, TSuccess = never>(
   route: Route<TQuota, TBody, TIdempotent, TSuccess>,
 ): Route<TQuota, TBody, TIdempotent, TSuccess> {

@@ -61,9 +61,8 @@ const TRANSACTION_ITEMS = 100;
 /** Reads of a month's report under way at once. */
 const PARALLEL_READS = 8;
 /**
- * TransactGetItems is cancelled while any of its items is being written, and a busy customer's counter items are
- * written by every admitted request. A report is an operator's, run by hand, so it tries long: 20 ms doubling to waits
- * of at most 3 s, 40 attempts, about a minute, before it gives up.
+ * TransactGetItems is cancelled while any of its items is being written, as a busy customer's are: an operator's
+ * report tries long, about a minute, before it gives up.
  */
 const WHILE_ITEMS_ARE_WRITTEN: RetryPolicy = {
   attempts: 40,
