@@ -1,7 +1,6 @@
 /**
  * The whole runtime configuration, and the only module that reads process.env: the functions' schema, parsed on first
- * use (on Lambda the cold start: a bad variable fails it, never a request; tooling that needs no STAGE can import
- * modules), and the local tooling's.
+ * use (on Lambda the cold start: a bad variable fails it, never a request), and the local tooling's.
  */
 import * as v from 'valibot';
 import { CATEGORY_ALLOWANCE_DEFAULT, CATEGORY_CAP } from './categories/limits.js';

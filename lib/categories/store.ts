@@ -15,11 +15,7 @@ import { CATEGORY_CAP, type Category, type NewCategory } from './schema.js';
 
 class StaleGuess extends Error {}
 
-/**
- * A create that lost a race (a stale guess of the counter, or a conflict) tries again after a jittered wait, up to 200
- * attempts, then gives up with CategoryContention (503). A first stale guess goes again at once: the corrected guess
- * is right unless the other instance keeps creating.
- */
+/** A create that lost a race (a stale counter guess, a conflict) tries again, then gives up with CategoryContention. */
 const RACING_CREATES: RetryPolicy = {
   attempts: 200,
   baseMs: 20,

@@ -68,9 +68,8 @@ const OPENERS = new Set([0x5b, 0x7b]); // [ {
 const CLOSERS = new Set([0x5d, 0x7d]); // ] }
 
 /**
- * True when `text` opens more than MAX_JSON_DEPTH arrays and objects inside each other: one pass with a counter, no
- * recursion, so that no check after it meets a pathological depth (the parser's `__proto__` guard is a reviver, and
- * JSON.parse walks a reviver recursively). Brackets inside strings do not count; the text need not be valid JSON.
+ * Deeper than MAX_JSON_DEPTH, by one pass without recursion, so that no check after it meets a pathological depth
+ * (the parser's `__proto__` guard is a reviver, which JSON.parse walks recursively). Brackets in strings do not count.
  */
 function nestsTooDeep(text: string): boolean {
   let depth = 0;
@@ -146,10 +145,8 @@ export const jsonBody: BodyStep = {
     if (failure !== undefined) {
       const parser = v.safeParse(ParserErrorSchema, failure);
       if (!parser.success) throw failure;
-      // A `__proto__` key (or a `constructor` holding a `prototype`): the parser refuses it from inside JSON.parse's
-      // reviver, before the `reviver` option sees that key, so no parse through it yields the value. The schema words
-      // the answer from the whole value ('"name" is required' for {"__proto__":{}}), so the text the parser left is
-      // parsed here again, to an own property that reaches no prototype. Anything else it refused is not JSON.
+      // A `__proto__` key (or a `constructor` holding a `prototype`): the parser refuses it inside its reviver, so the
+      // text is parsed here again (to an own property) for the schema to word the answer from the whole value.
       if (parser.output.message !== 'Forbidden key in JSON body') {
         throw new HttpError('MALFORMED_JSON', 'The request body is not valid JSON');
       }
