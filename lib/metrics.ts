@@ -11,9 +11,8 @@ import { log } from './log.js';
 import { DECISION_METRICS, type Outcome } from './metric-names.js';
 
 /**
- * Only Lambda ships stdout to CloudWatch Logs, where EMF lines become metrics; elsewhere (the local gateway, tests)
- * they would be console noise. So off Lambda they are written only when POWERTOOLS_METRICS_DISABLED=false asks;
- * on Lambda Powertools' own reading of that variable applies (unset: on).
+ * EMF lines become metrics only on Lambda; elsewhere they are noise, written only if POWERTOOLS_METRICS_DISABLED=false
+ * asks. On Lambda Powertools' own reading of that variable applies (unset: on).
  */
 let enabled: boolean | undefined;
 const metricsEnabled = () => {

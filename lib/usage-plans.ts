@@ -44,10 +44,7 @@ export function usagePlanFor(plan: Plan, limits: Limits): UsagePlanSpec {
   return found;
 }
 
-/**
- * What one address may honestly send in 60 s: a minute's allowance at :59 and another at :00, and as many GET
- * /rate-limit calls. The web ACL's per-address limit admits this for the largest plan without an allow-list.
- */
+/** What one address may honestly send in 60 s: a minute's allowance at :59 and at :00, and as many GET /rate-limit. */
 export function addressNeedPer60s(perMinute: number): number {
   return 3 * perMinute;
 }

@@ -72,11 +72,7 @@ export const GATEWAY_RESPONSES = {
   AUTHORIZER_FAILURE: UNAVAILABLE,
   /** The web ACL's body-size rule (over 16 KiB), its only rule without a custom response (infra/constructs/web-acl.ts). */
   WAF_FILTERED: BODY_TOO_LARGE,
-  /**
-   * API Gateway's own limit, 10 MB. WAF's body-size rule refuses such a body first where it sees it first; AWS is
-   * reported not to apply a customised REQUEST_TOO_LARGE response, so API Gateway may answer these with its own
-   * 413 body instead of this one.
-   */
+  /** API Gateway's own 10 MB limit (WAF refuses first); reportedly not customisable, so its own 413 body may come instead. */
   REQUEST_TOO_LARGE: BODY_TOO_LARGE,
   /**
    * API Gateway refuses a request whose authorizer names no usage plan key, or one in no usage plan of the stage: a
@@ -89,9 +85,8 @@ export const GATEWAY_RESPONSES = {
     headers: { 'WWW-Authenticate': INVALID_TOKEN_CHALLENGE },
   },
   /**
-   * API Gateway's throttles: the customer's usage plan (its own bucket, sized never to refuse what its plan sells) and
-   * the stage's (all customers together). One response type serves both ("usage plan-, method-, stage-, or
-   * account-level throttling limits exceeded"), and its headers are static, so it cannot say which one refused.
+   * The customer's usage plan throttle and the stage's: one response type serves both ("usage plan-, method-, stage-,
+   * or account-level throttling limits exceeded"), with static headers, so it cannot say which one refused.
    */
   THROTTLED: {
     status: 429,
@@ -164,10 +159,7 @@ export const WEB_ACL_RESPONSES = {
     /** Its body's key among the web ACL's custom response bodies. */
     bodyKey: 'keyless-rate',
   },
-  /**
-   * The rate rule per source address, whatever its Authorization header says: a bounded share of the stage for one
-   * address. An honest client of any fixed plan stays under it; Retry-After is its window.
-   */
+  /** The rate rule per source address, whatever its key: any fixed plan's honest client stays under it. */
   ADDRESS_RATE: {
     status: 429,
     code: 'THROTTLED',

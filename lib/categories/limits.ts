@@ -5,8 +5,5 @@
  * near 3.5 MB, under Lambda's 6 MB response limit; typical lists are a few KB.
  */
 export const CATEGORY_CAP = 1_000;
-/**
- * How many categories one customer may hold per environment unless the stage's settings say otherwise
- * (CATEGORY_ALLOWANCE): no single customer can fill the shared list. A deleted category gives its place back.
- */
+/** A customer's categories per environment unless CATEGORY_ALLOWANCE says otherwise: none can fill the shared list. */
 export const CATEGORY_ALLOWANCE_DEFAULT = 100;

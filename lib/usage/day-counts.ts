@@ -40,9 +40,8 @@ export function dayCounts(item: Record<string, unknown> | undefined): DayCount[]
 }
 
 /**
- * Day counts that are final at `dayStart`: those of days before the previous one (no instance counts into a day two
- * days old; one whose clock is a moment behind may still count into the previous day). A count written later all
- * the same reappears under its name and is moved again, so nothing is lost or counted twice.
+ * Day counts final at `dayStart`: those before the previous day (a clock a moment behind may still count into it).
+ * A count written later all the same reappears under its name and is moved again: nothing lost or counted twice.
  */
 export function finishedDays(item: Record<string, unknown> | undefined, dayStart: number): DayCount[] {
   return dayCounts(item).filter((count) => count.dayStart < dayStart - DAY_SECONDS);
