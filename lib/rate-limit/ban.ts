@@ -31,7 +31,6 @@ export interface BanOptions {
   usageRetentionDays?: number;
 }
 
-/** The time of the item's last unban, as a RefusalCount carries it (nothing when there was none). */
 function unbannedAt(item: CounterItem | undefined): { unbannedAtMs?: number } {
   const at = item?.[UNBANNED_AT_NAME];
   return at === undefined ? {} : { unbannedAtMs: at };

@@ -142,7 +142,6 @@ export function staleNameMemory(retentionDays: number) {
       stale.set(key, names.slice(0, REMOVALS_MAX));
     },
 
-    /** The names the next write to `key` removes. */
     of(key: string): readonly string[] {
       return stale.get(key) ?? [];
     },

@@ -14,9 +14,8 @@ export const FLUSH_INTERVAL_MS = 1_000;
 
 export interface RefusalBatchOptions {
   flushIntervalMs: number;
-  /** Runs the write of what is left after `ms`. */
+  /** As RefusalCacheOptions' (refusal-cache.ts). */
   schedule: (write: () => void, ms: number) => void;
-  /** What to do with an error of a write no request waits for (the timer's); the refusals are kept for the next. */
   onBackgroundError?: (error: unknown) => void;
   /** Told of a ban a write started or found, with the time of the request that wrote. */
   onBan: (banUntil: number, nowMs: number) => void;
