@@ -1,7 +1,6 @@
 /**
  * Deprecation dates: the defaults of GET /pets/{petId}, the rule that a sunset never precedes the deprecation
- * (RFC 8594), and the dates in force for a route once the environment's overrides of that route apply. Free of
- * runtime configuration parsing so the route definitions, the OpenAPI document and the CDK settings share it.
+ * (RFC 8594), and a route's dates once the environment's overrides apply. Free of configuration parsing.
  */
 import type { DeprecationDateVariable, DocsUrlVariable } from './config.js';
 

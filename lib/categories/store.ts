@@ -1,8 +1,7 @@
 /**
  * What createCategory does: one transaction over every item it touches (keys.ts). The counter moves from n to n+1
  * only if the name is free under both reservations, the creator is within its allowance and the category is written:
- * ids are never reused, nothing is half-written, and racing creates pass neither the cap nor an allowance. Its
- * errors are the domain's (`CategoryExists`, …); the HTTP boundary maps each to its code.
+ * ids are never reused, nothing is half-written, and racing creates pass neither the cap nor an allowance.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';

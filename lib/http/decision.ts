@@ -1,8 +1,6 @@
 /**
- * Admission: the request is counted against the customer's minute and day windows (a `peek` route only reads
- * them), or refused with 429 when a window is used up or a ban runs. Either way the decision carries this request's
- * rate-limit headers, which every answer after it shows. On a deprecated route the same write counts the call to it
- * (deprecated-calls.ts).
+ * Admission: the request is counted against the customer's windows (a `peek` route only reads them), or refused with
+ * 429 when a window is used up or a ban runs; either way with this request's rate-limit headers.
  */
 import type { AuthContext } from '../auth/context.js';
 import { nowMs } from '../clock.js';

@@ -1,8 +1,7 @@
 /**
- * The JSON request body of a route that takes one, as Middy middlewares ahead of the handler: the raw checks in the
- * order a client fixes things (size 413, presence, media type and charset 415, strict UTF-8, nesting depth), then
- * @middy/http-json-body-parser (400 MALFORMED_JSON). The route's schema (400 VALIDATION_FAILED) is checked by the
- * request path (`read`), which answers every refusal of the body after admission, so that a bad body is counted.
+ * The JSON request body as Middy middlewares: the raw checks in the order a client fixes things (size 413, presence,
+ * media type and charset 415, strict UTF-8, nesting depth), then @middy/http-json-body-parser (400 MALFORMED_JSON).
+ * `read` checks the schema (400) and answers every refusal after admission, so that a bad body is counted.
  */
 import type middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';

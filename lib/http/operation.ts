@@ -1,8 +1,7 @@
 /**
  * An operation's Lambda handler from its route: every handler in functions/ is `operation(route, …)`, typed by its
- * route (body, success, a peek route's usage, an idempotent route's runner). Middy keeps the Lambda context on log
- * lines, header names lower-cased, a timeout before Lambda's, and parses a route's body; the rest is pipeline.ts.
- * `processRateLimiter` is the rate limiter every operation of the process shares.
+ * route. Middy keeps the Lambda context on log lines, header names lower-cased, a timeout before Lambda's, and parses
+ * a route's body; the rest is pipeline.ts. `processRateLimiter` is shared by every operation of the process.
  */
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';

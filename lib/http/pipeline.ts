@@ -1,8 +1,7 @@
 /**
  * The request path of every operation in one function, `respond`, read top to bottom: the caller, `prepare`,
  * admission (a read-only operation alongside the count), parameters, Idempotency-Key and body, the deprecation
- * check, the handler (under a key's runner), `finish`. The order is this function's alone. `backstop`, Middy's
- * onError, hands it a body the middlewares refused, and answers a request Middy's timeout ended.
+ * check, the handler (under a key's runner), `finish`. `backstop` is Middy's onError.
  */
 import type middy from '@middy/core';
 import type { Context } from 'aws-lambda';

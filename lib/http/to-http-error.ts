@@ -1,8 +1,6 @@
 /**
  * Errors into the contract's Error results: the one place where HttpErrors, domain errors, SDK failures and Middy's
- * timeout become codes (finish.ts makes the answer); the body step and the idempotency runner turn their libraries'
- * refusals into HttpErrors. Internals never leak: anything unknown becomes INTERNAL_ERROR, logged with the request
- * id. Other modules' errors are recognised by name, not by class, so that this module imports none of them.
+ * timeout become codes. Internals never leak: anything unknown becomes INTERNAL_ERROR, logged with the request id.
  */
 import { isDynamoUnavailable, UNAVAILABLE_RETRY_AFTER } from '../dynamo/backoff.js';
 import { log } from '../log.js';

@@ -1,8 +1,7 @@
 /**
- * What an Idempotency-Key does around an idempotent route's operation, on Powertools' Idempotency utility
- * (utility.mts, loaded by an instance's first keyed request): the first request claims the key and its result is
- * stored for 24 hours; a retry with the same body gets it again with Idempotent-Replayed: true; another body is 422;
- * a retry while the first runs is 409. A 4xx result is remembered, a 5xx is not (the claim is released).
+ * What an Idempotency-Key does, on Powertools' Idempotency utility (utility.mts, loaded on first use): the first
+ * request's result is stored for 24 hours; a retry with the same body gets it with Idempotent-Replayed: true, another
+ * body 422, a retry while the first runs 409. A 4xx result is remembered, a 5xx is not (the claim is released).
  */
 import type { Context } from 'aws-lambda';
 import * as v from 'valibot';
