@@ -7,10 +7,9 @@
 import { parseContentType } from '../http/json-body.js';
 
 /**
- * It changes nothing in the answers: API Gateway decodes a function's body from base64 only when the function says
- * isBase64Encoded, which ours never do ("Return binary media from a Lambda proxy integration in API Gateway").
- * It does rule out mock integrations (a CORS preflight, a health check): with every type binary they are reported to answer 500,
- * so one added later needs its own answer from a function instead.
+ * Answers are unchanged: API Gateway decodes a function's body from base64 only when it says isBase64Encoded, which
+ * ours never do ("Return binary media from a Lambda proxy integration in API Gateway"). Mock integrations (a CORS
+ * preflight, a health check) are reported to answer 500 with every type binary: one added later needs a function.
  */
 export const BINARY_MEDIA_TYPES: readonly string[] = ['*/*'];
 

@@ -1,8 +1,7 @@
 /**
- * One customer's refusals on this instance, counted toward the ban (ban.ts) in batches: one addition at most once
- * per FLUSH_INTERVAL_MS (a timer writes what is left), except that the refusal that would bring the minute's known
- * total to the threshold writes at once and waits: with one instance the ban starts at exactly the threshold, and
- * across instances at most one flush interval late.
+ * One customer's refusals on this instance, counted toward the ban in batches, at most once per FLUSH_INTERVAL_MS,
+ * except that the refusal that would bring the minute's known total to the threshold writes at once and waits: with
+ * one instance the ban starts at exactly the threshold, across instances at most one flush interval late.
  */
 import { nowMs as clockNow } from '../clock.js';
 import type { Limits } from '../plans.js';

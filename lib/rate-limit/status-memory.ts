@@ -1,7 +1,6 @@
 /**
- * GET /rate-limit's reads, at most one per customer per STATUS_READ_INTERVAL_MS on an instance: a CounterStore that
- * answers `peek` from its last read while younger than that; concurrent peeks share one read. A read that showed a
- * ban is never answered from here: the refusal cache in front answers a remembered ban, and its checks must read.
+ * GET /rate-limit's reads, at most one per customer per STATUS_READ_INTERVAL_MS on an instance; concurrent peeks share
+ * one. A read that showed a ban is never answered from here: the refusal cache in front answers it, and checks read.
  */
 import type { Limits } from '../plans.js';
 import type { Admission, ConsumeOptions, CounterStore, UsageSnapshot, Windows } from './limiter.js';

@@ -1,7 +1,6 @@
 /**
- * A day's counts while they are still on a live counter item: the usage history owns their names (`d<dayStart>`
- * admitted, `x<dayStart>` refused for a used-up window), and the rate limiter writes them with the writes it makes
- * anyway. Once a day is final, the usage sweep (day-sweep.ts) moves its counts to the customer's history item.
+ * A day's counts while still on a live counter item (`d<dayStart>` admitted, `x<dayStart>` refused for a used-up
+ * window), written by the rate limiter's own writes; once final, the usage sweep moves them to the history item.
  */
 
 export const DAY_SECONDS = 86_400;

@@ -1,7 +1,6 @@
 /**
  * Moving a finished day's counts from a counter item to the customer's history item: one TransactWriteItems guarded
- * on the values the mover read, so the move is exactly-once; a move that loses or fails leaves the counts where they
- * were. Only the usage sweep (day-sweep.ts) moves days; no request waits for it.
+ * on the values the mover read, so the move is exactly-once. Only the usage sweep moves days; no request waits for it.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
