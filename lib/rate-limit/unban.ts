@@ -3,7 +3,7 @@
  * write, kept off the request path's RateLimiter so that no operation bundle carries it (test/bundles). Instances
  * that remember the ban see it lifted within BAN_RECHECK_MS (refusal-cache.ts).
  */
-import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { counterItem, isConditionFailure, placeholders, refusalCountName, retryingConflicts, UNBANNED_AT_NAME } from './counter-item.js';
 import { MAX_SHARDS, shardKey } from './shards.js';
 
@@ -36,11 +36,7 @@ export function banLifter(db: DynamoDBDocumentClient, table: string) {
   async function liftBan(
     key: string,
     now: number,
-    update: {
-      UpdateExpression: string;
-      ExpressionAttributeNames?: Record<string, string>;
-      ExpressionAttributeValues?: Record<string, number>;
-    },
+    update: Pick<UpdateCommandInput, 'UpdateExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'>,
   ): Promise<boolean> {
     try {
       // A day move's transaction on the same item can conflict with the write, as with every write to it.
