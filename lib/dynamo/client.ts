@@ -43,11 +43,9 @@ export function createDocumentClient(client: DynamoDBClient): DynamoDBDocumentCl
 const clients = new Map<FunctionKind, DynamoDBDocumentClient>();
 
 function clientOf(kind: FunctionKind): DynamoDBDocumentClient {
-  let built = clients.get(kind);
-  if (!built) {
-    built = createDocumentClient(createDynamoClient(config().DYNAMODB_ENDPOINT, DYNAMO_BUDGETS[kind], config().AWS_REGION));
-    clients.set(kind, built);
-  }
+  const built =
+    clients.get(kind) ?? createDocumentClient(createDynamoClient(config().DYNAMODB_ENDPOINT, DYNAMO_BUDGETS[kind], config().AWS_REGION));
+  clients.set(kind, built);
   return built;
 }
 

@@ -1,7 +1,6 @@
 /**
- * The usage sweep: moves finished days from the counter items to the history (day-move.ts), off the request path.
- * It scans the counters table a page at a time within a time budget and keeps where it stopped in its own item,
- * so the next run goes on from there. Run by functions/usage-sweep.ts on a schedule, and by `npm start`.
+ * The usage sweep: moves finished days from the counter items to the history (day-move.ts), off the request path,
+ * scanning a page at a time within a time budget and keeping where it stopped in its own item for the next run.
  */
 import { type DynamoDBDocumentClient, GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type DayCount, finishedDays, USAGE_RETENTION_DEFAULT_DAYS } from './day-counts.js';
@@ -43,7 +42,13 @@ export interface SweepRun {
 const ATTEMPTS = 3;
 /** A move (and a read) ends after this long; it was applied whole or not at all, and the item is left for later. */
 const CALL_TIMEOUT_MS = 5_000;
-const timedOut = (error: unknown) => error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
+const TIMED_OUT = Symbol('timed out');
+/** `call` given a signal that ends it after CALL_TIMEOUT_MS: its result, or TIMED_OUT. */
+const inTime = <T>(call: (signal: AbortSignal) => Promise<T>): Promise<T | typeof TIMED_OUT> =>
+  call(AbortSignal.timeout(CALL_TIMEOUT_MS)).catch((error: unknown) => {
+    if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) return TIMED_OUT;
+    throw error;
+  });
 
 interface SweepState {
   /** The start of the UTC day the pass began (Unix seconds). */
@@ -88,13 +93,8 @@ export function daySweep(db: DynamoDBDocumentClient, table: string, options: Day
       const days: DayCount[] = finishedDays(item, today).slice(0, DAYS_PER_MOVE);
       if (!days.length) return { moved, left: false };
       if (wallClock() >= deadline) return { moved, left: true };
-      let recorded: boolean;
-      try {
-        recorded = await recordDays(db, table, owner, key, days, retentionDays, AbortSignal.timeout(CALL_TIMEOUT_MS));
-      } catch (error) {
-        if (timedOut(error)) return { moved, left: true };
-        throw error;
-      }
+      const recorded = await inTime((signal) => recordDays(db, table, owner, key, days, retentionDays, signal));
+      if (recorded === TIMED_OUT) return { moved, left: true };
       if (recorded) {
         moved += days.length;
         const rest: Record<string, unknown> = { ...item };
@@ -103,15 +103,11 @@ export function daySweep(db: DynamoDBDocumentClient, table: string, options: Day
         continue;
       }
       lost++;
-      try {
-        const read = await db.send(new GetCommand({ TableName: table, Key: { customerId: key }, ConsistentRead: true }), {
-          abortSignal: AbortSignal.timeout(CALL_TIMEOUT_MS),
-        });
-        item = read.Item;
-      } catch (error) {
-        if (timedOut(error)) return { moved, left: true };
-        throw error;
-      }
+      const read = await inTime((abortSignal) =>
+        db.send(new GetCommand({ TableName: table, Key: { customerId: key }, ConsistentRead: true }), { abortSignal }),
+      );
+      if (read === TIMED_OUT) return { moved, left: true };
+      item = read.Item;
     }
     return { moved, left: finishedDays(item, today).length > 0 };
   }

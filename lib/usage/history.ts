@@ -1,7 +1,6 @@
 /**
- * Each customer's requests per UTC day, admitted and refused: the basis of a bill, shown by the admin CLI's `usage`,
- * `usage --month` and `customers show`. This module reads it; how a day gets there is day-counts.ts (on the live
- * counter items first) and day-move.ts (to the history item, history-item.ts, once final).
+ * Each customer's requests per UTC day, admitted and refused: the basis of a bill, shown by the admin CLI. This
+ * module reads it; day-counts.ts and day-move.ts say how a day gets there.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, TransactGetCommand } from '@aws-sdk/lib-dynamodb';
@@ -34,11 +33,8 @@ export interface UsageHistoryOptions {
 type Totals = Map<string, Map<number, DayTotals>>;
 
 function add(totals: Totals, customerId: string, dayStart: number, part: Partial<DayTotals>): void {
-  let days = totals.get(customerId);
-  if (!days) {
-    days = new Map();
-    totals.set(customerId, days);
-  }
+  const days = totals.get(customerId) ?? new Map<number, DayTotals>();
+  totals.set(customerId, days);
   const sum = days.get(dayStart) ?? { admitted: 0, refused: 0 };
   days.set(dayStart, { admitted: sum.admitted + (part.admitted ?? 0), refused: sum.refused + (part.refused ?? 0) });
 }
