@@ -1,7 +1,4 @@
-/**
- * Structured JSON logging through Powertools for AWS Lambda's Logger, and the one rule we never break: no API key,
- * key hash or Authorization header reaches a log line.
- */
+/** Structured JSON logging through Powertools' Logger; no API key, key hash or Authorization header ever reaches a line. */
 import { getServiceName } from '@aws-lambda-powertools/commons/utils/env';
 import type { LogItem } from '@aws-lambda-powertools/logger';
 import { Logger } from '@aws-lambda-powertools/logger';

@@ -1,7 +1,4 @@
-/**
- * The environments and the names a deployed one is found by: stages, stack names, the API Gateway stage and the
- * CloudFormation output keys, shared by the CDK app and the CLI's `--aws` mode. Free of CDK imports.
- */
+/** The environments and the names a deployed one is found by, for the CDK app and the CLI's `--aws` mode; no CDK import. */
 import type { TableId } from './dynamo/tables.js';
 
 /** The order the CDK app creates the stacks in. */
