@@ -1,8 +1,4 @@
-/**
- * getPetById: GET /pets/{petId} — deprecated. The specification names it but does not define its shape, so it
- * answers 501 NOT_IMPLEMENTED; the request path checks petId, answers 410 GONE after the sunset date, and adds the
- * Deprecation, Sunset and Link headers to every answer, errors included.
- */
+/** getPetById: GET /pets/{petId}, deprecated: 501, as the specification does not define a pet (410 after the sunset). */
 import { HttpError } from '../lib/http/error-codes.js';
 import { operation } from '../lib/http/operation.js';
 import { getPetById } from '../lib/routes/pets.js';

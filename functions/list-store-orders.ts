@@ -1,7 +1,4 @@
-/**
- * listStoreOrders: GET /store/orders — beta. The specification names it but does not define an order, so it
- * answers 501 NOT_IMPLEMENTED; the request path adds X-API-Stability: beta.
- */
+/** listStoreOrders: GET /store/orders, beta: 501, as the specification does not define an order. */
 import { HttpError } from '../lib/http/error-codes.js';
 import { operation } from '../lib/http/operation.js';
 import { listStoreOrders } from '../lib/routes/store-orders.js';

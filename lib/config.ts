@@ -1,7 +1,6 @@
 /**
  * The whole runtime configuration, and the only module that reads process.env: the functions' schema, parsed on first
- * use (on Lambda the cold start: a bad variable fails it, never a request; tooling that needs no STAGE can import
- * modules), and the local tooling's.
+ * use (on Lambda the cold start: a bad variable fails it, never a request), and the local tooling's.
  */
 import * as v from 'valibot';
 import { CATEGORY_ALLOWANCE_DEFAULT, CATEGORY_CAP } from './categories/limits.js';
@@ -19,10 +18,7 @@ const optionalText = <T extends v.GenericSchema<string>>(schema: T) =>
     v.optional(schema),
   );
 
-/**
- * A deprecated operation's dates and documentation link on a stage. Each deprecated route names its own
- * (`deprecation.overrides`), so one operation's dates never become another's.
- */
+/** A deprecated operation's dates and documentation link on a stage; each route names its own (`overrides`). */
 const DEPRECATION_DATE_VARIABLES = {
   PETS_DEPRECATED_AT: v.optional(isoDate),
   PETS_SUNSET_AT: v.optional(isoDate),
@@ -129,7 +125,7 @@ export function localConfig(): LocalEnv {
 
 /**
  * The admin CLI's local DynamoDB (DYNAMODB_ENDPOINT, DYNAMODB_PORT, else `npm start`'s found by DATA_DIR, else port
- * 8000) and table prefix; read when called, as the CLI has none of the functions' variables. Empty counts as unset.
+ * 8000) and table prefix, read when called; empty counts as unset.
  */
 export function adminCliConfig(source: Record<string, string | undefined> = process.env): {
   dynamoEndpoint: string;

@@ -1,7 +1,6 @@
 /**
  * Deprecation dates: the defaults of GET /pets/{petId}, the rule that a sunset never precedes the deprecation
- * (RFC 8594), and the dates in force for a route once the environment's overrides of that route apply. Free of
- * runtime configuration parsing so the route definitions, the OpenAPI document and the CDK settings share it.
+ * (RFC 8594), and a route's dates once the environment's overrides apply. Free of configuration parsing.
  */
 import type { DeprecationDateVariable, DocsUrlVariable } from './config.js';
 
@@ -23,10 +22,7 @@ export interface Deprecation {
   since: string;
   sunset: string;
   docsUrl: string;
-  /**
-   * The variables a stage sets to move this route's dates or link (operators set them in CDK context). Without
-   * them the route keeps the dates above whatever the environment holds: no route ever takes another's.
-   */
+  /** The variables a stage sets to move this route's dates or link; without them no environment moves them. */
   overrides?: DeprecationVariables;
 }
 
@@ -52,10 +48,7 @@ export function sunsetProblem(deprecatedAt: string, sunsetAt: string): string | 
     : undefined;
 }
 
-/**
- * The dates in force: the definition's, overridden by the environment's values of the variables the definition
- * names; throws on a sunset before the deprecation.
- */
+/** The definition's dates, overridden by the environment's values of the variables it names; a sunset first throws. */
 export function deprecationDates(deprecation: Deprecation, env: DeprecationOverrides = {}): DeprecationDates {
   const names = deprecation.overrides;
   const since = (names && env[names.since]) ?? deprecation.since;

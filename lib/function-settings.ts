@@ -1,7 +1,4 @@
-/**
- * The runtime settings of every Lambda function, defined once: the stack deploys them, the local gateway models them,
- * and the DynamoDB client's time budget is checked against them.
- */
+/** The runtime settings of every Lambda function: the stack deploys them, the local gateway models them. */
 export const FUNCTION_SETTINGS = {
   /** Enough CPU to load the bundled SDK quickly on a cold start, at a modest price per ms. */
   memoryMb: 512,

@@ -1,7 +1,4 @@
-/**
- * Structured JSON logging through Powertools for AWS Lambda's Logger, and the one rule we never break: no API key,
- * key hash or Authorization header reaches a log line.
- */
+/** Structured JSON logging through Powertools' Logger; no API key, key hash or Authorization header ever reaches a line. */
 import { getServiceName } from '@aws-lambda-powertools/commons/utils/env';
 import type { LogItem } from '@aws-lambda-powertools/logger';
 import { Logger } from '@aws-lambda-powertools/logger';
@@ -86,10 +83,8 @@ function facade(get: () => ApiLogger) {
 }
 
 /**
- * What every module logs through: one JSON line each, with the Lambda context once `logContext()` ran, at the level
- * AWS_LAMBDA_LOG_LEVEL, POWERTOOLS_LOG_LEVEL or LOG_LEVEL sets (else INFO). The Logger is built on first use: a request
- * that logs nothing never builds it (about 1.7 ms of cold start); `logContext()` keeps the context until then, and
- * `cold_start` is true only on the process's first invocation.
+ * What every module logs through: one JSON line each, with the Lambda context once `logContext()` ran. The Logger is
+ * built on first use: a request that logs nothing never builds it (about 1.7 ms of cold start).
  */
 export const log = {
   ...facade(logger),
@@ -99,10 +94,7 @@ export const log = {
   },
 };
 
-/**
- * The local gateway's own lines, written outside any invocation: through the process's Logger they would carry the
- * context of whichever request ran last, so a Logger of their own (same sink, redaction, level) that takes none.
- */
+/** The local gateway's own lines: a Logger of their own, lest they carry the context of whichever request ran last. */
 export const gatewayLog = /* @__PURE__ */ facade(gatewayLogger);
 
 /** Middy middleware: the invocation's context on every line, through `injectLambdaContext` once the Logger is built. */

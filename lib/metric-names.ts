@@ -1,7 +1,4 @@
-/**
- * What the functions' metrics and the dashboard agree on: namespace, service, metric and dimension names. No
- * Powertools import here, so the CDK app reads the names without loading the runtime's Logger and Metrics.
- */
+/** Names the functions' metrics and the dashboard agree on; no Powertools import, so the CDK app loads no Metrics. */
 export const SERVICE_NAME = 'petstore';
 
 /** One namespace per environment: the stacks share nothing, their metrics included. */

@@ -1,9 +1,7 @@
 /**
- * CloudWatch metrics of the rate limiter's decisions, through Powertools for AWS Lambda's Metrics: one embedded
- * metric format (EMF) line per counted request, which CloudWatch turns into a count of admitted, rate-limited or
- * banned requests per plan and operation. The customer and key are properties of the line, not dimensions (one
- * metric per customer would cost per customer): the "usage of one customer" is a Logs Insights query over these
- * lines (docs/deploying.md, "Metrics").
+ * CloudWatch metrics of the rate limiter's decisions, through Powertools' Metrics: one EMF line per counted request,
+ * counted per plan and operation. The customer and key are properties, not dimensions (a metric per customer would
+ * cost per customer): one customer's usage is a Logs Insights query (docs/deploying.md, "Metrics").
  */
 import { getBooleanFromEnv } from '@aws-lambda-powertools/commons/utils/env';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
@@ -13,9 +11,8 @@ import { log } from './log.js';
 import { DECISION_METRICS, type Outcome } from './metric-names.js';
 
 /**
- * Only Lambda ships stdout to CloudWatch Logs, where EMF lines become metrics; elsewhere (the local gateway, tests)
- * they would be console noise. So off Lambda they are written only when POWERTOOLS_METRICS_DISABLED=false asks;
- * on Lambda Powertools' own reading of that variable applies (unset: on).
+ * EMF lines become metrics only on Lambda; elsewhere they are noise, written only if POWERTOOLS_METRICS_DISABLED=false
+ * asks. On Lambda Powertools' own reading of that variable applies (unset: on).
  */
 let enabled: boolean | undefined;
 const metricsEnabled = () => {
@@ -36,11 +33,8 @@ function metricsOf(): Metrics {
 }
 
 /**
- * Namespace and service come from POWERTOOLS_METRICS_NAMESPACE and POWERTOOLS_SERVICE_NAME, which the CDK function
- * sets from lib/metric-names.ts; the dashboard reads the same names there.
- *
- * Writes one EMF line for one decision. Synchronous from the first dimension to the publish, so requests that
- * run concurrently in one process (the local gateway) never mix their dimensions.
+ * One EMF line for one decision (namespace and service from the environment, lib/metric-names.ts). Synchronous from
+ * the first dimension to the publish, so concurrent requests in one process never mix their dimensions.
  */
 export function recordDecision(operationId: string, caller: Pick<AuthContext, 'plan' | 'customerId' | 'keyId'>, outcome: Outcome): void {
   if (!metricsEnabled()) return;

@@ -16,8 +16,5 @@ export const PLAN_LIMITS: Record<Exclude<Plan, 'enterprise'>, Limits> = {
   business: { perMinute: 1_000, perDay: 100_000 },
 };
 
-/**
- * Enterprise limits are agreed individually: whole numbers in this range. The per-minute limit has a lower
- * ceiling, what the counters can carry (PER_MINUTE_MAX in rate-limit/shards.ts).
- */
+/** Enterprise limits: whole numbers up to this; per minute, up to PER_MINUTE_MAX (rate-limit/shards.ts). */
 export const CUSTOM_LIMIT_MAX = 1_000_000_000;

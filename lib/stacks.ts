@@ -1,7 +1,4 @@
-/**
- * The environments and the names a deployed one is found by: stages, stack names, the API Gateway stage and the
- * CloudFormation output keys, shared by the CDK app and the CLI's `--aws` mode. Free of CDK imports.
- */
+/** The environments and the names a deployed one is found by, for the CDK app and the CLI's `--aws` mode; no CDK import. */
 import type { TableId } from './dynamo/tables.js';
 
 /** The order the CDK app creates the stacks in. */
@@ -30,10 +27,7 @@ export const ADDRESS_RATE_OUTPUT = 'WafRateLimitPerIp';
 /** The stage throttle when `cdk.json` sets none (`throttleRateLimit`, `throttleBurstLimit`). */
 export const THROTTLE_DEFAULTS = { rateLimit: 100, burstLimit: 200 } as const;
 
-/**
- * What one customer can be admitted: AWS applies the stage throttle per method ("per-API, per-stage throttling limits
- * are applied at the API method level"), so a customer calling one operation gets at most `rateLimit` a second.
- */
+/** What one customer can be admitted: "per-API, per-stage throttling limits are applied at the API method level". */
 export function stageCapacity(rateLimit: number): { perMinute: number; perDay: number } {
   return { perMinute: rateLimit * 60, perDay: rateLimit * 86_400 };
 }

@@ -17,9 +17,8 @@ export interface UsagePlanSpec {
 }
 
 /**
- * A bucket that refuses nothing the minute window admits: 2 × perMinute for a minute's allowance at :59 and another at
- * :00, plus perMinute for the refusals that lead to a ban (answered by our functions). It refills at twice what that
- * needs: throttles are best-effort, and GET /rate-limit shares it (docs/deploying.md, "Isolation").
+ * A bucket that refuses nothing the minute window admits: 2 × perMinute (a minute's allowance at :59 and at :00) plus
+ * perMinute for the refusals that lead to a ban; refilled at twice that need (docs/deploying.md, "Isolation").
  */
 export function bucketFor(perMinute: number): Pick<UsagePlanSpec, 'rateLimit' | 'burstLimit'> {
   return { rateLimit: Math.ceil((2 * perMinute) / 60), burstLimit: 3 * perMinute };
@@ -45,10 +44,7 @@ export function usagePlanFor(plan: Plan, limits: Limits): UsagePlanSpec {
   return found;
 }
 
-/**
- * What one address may honestly send in 60 s: a minute's allowance at :59 and another at :00, and as many GET
- * /rate-limit calls. The web ACL's per-address limit admits this for the largest plan without an allow-list.
- */
+/** What one address may honestly send in 60 s: a minute's allowance at :59 and at :00, and as many GET /rate-limit. */
 export function addressNeedPer60s(perMinute: number): number {
   return 3 * perMinute;
 }

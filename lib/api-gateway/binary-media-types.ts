@@ -1,18 +1,15 @@
 /**
- * The REST API's binaryMediaTypes, set by the CDK stack and modelled by the local gateway. API Gateway passes a
- * request body whose Content-Type matches one of these to a Lambda proxy integration as the bytes the client sent,
- * base64-encoded (isBase64Encoded true); any other body reaches the function as a UTF-8 string ("Content type
- * conversions in API Gateway", docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-payload-encodings-workflow.html).
- * AWS does not document what becomes of bytes that are not UTF-8 on the text path, so every type is listed:
- * the function then sees the bytes themselves and refuses invalid UTF-8 (lib/http/json-body.ts).
+ * The REST API's binaryMediaTypes, set by the CDK stack and modelled by the local gateway. A body whose Content-Type
+ * matches reaches the function base64-encoded, any other as a UTF-8 string ("Content type conversions in API Gateway",
+ * docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-payload-encodings-workflow.html). AWS does not say
+ * what becomes of bytes that are not UTF-8 as text, so every type is binary and the function refuses bad UTF-8 itself.
  */
 import { parseContentType } from '../http/json-body.js';
 
 /**
- * It changes nothing in the answers: API Gateway decodes a function's body from base64 only when the function says
- * isBase64Encoded, which ours never do ("Return binary media from a Lambda proxy integration in API Gateway").
- * It does rule out mock integrations (a CORS preflight, a health check): with every type binary they are reported to answer 500,
- * so one added later needs its own answer from a function instead.
+ * Answers are unchanged: API Gateway decodes a function's body from base64 only when it says isBase64Encoded, which
+ * ours never do ("Return binary media from a Lambda proxy integration in API Gateway"). Mock integrations (a CORS
+ * preflight, a health check) are reported to answer 500 with every type binary: one added later needs a function.
  */
 export const BINARY_MEDIA_TYPES: readonly string[] = ['*/*'];
 

@@ -16,10 +16,7 @@ export interface GatewayResponseSpec {
   headers?: Record<string, string>;
 }
 
-/**
- * The authorizer, or an operation's function, failed rather than answered: 503 with Retry-After, as for an unreachable
- * DynamoDB behind an operation.
- */
+/** The authorizer, or an operation's function, failed rather than answered: 503 with Retry-After. */
 const UNAVAILABLE = {
   status: 503,
   code: 'SERVICE_UNAVAILABLE',
@@ -39,22 +36,19 @@ const BODY_TOO_LARGE = {
   message: 'The request body is too large; the limit is 16384 bytes (16 KiB)',
 } as const satisfies GatewayResponseSpec;
 
-/** Keyed by API Gateway's ResponseType names. */
+const NOT_FOUND = {
+  status: 404,
+  code: 'NOT_FOUND',
+  message: 'There is no such operation: check the method and the path (see the API reference)',
+} as const satisfies GatewayResponseSpec;
+
 /**
- * No customer is known when the gateway answers, so no plan window applies: the X-RateLimit headers say 0/0/0,
- * meaning "no quota is being spent and there is no window to wait for" (docs/api.md, "Rate-limit headers").
+ * Keyed by API Gateway's ResponseType names. No customer is known when the gateway answers, so the X-RateLimit
+ * headers say 0/0/0: no quota is being spent and there is no window to wait for (docs/api.md, "Rate-limit headers").
  */
 export const GATEWAY_RESPONSES = {
-  MISSING_AUTHENTICATION_TOKEN: {
-    status: 404,
-    code: 'NOT_FOUND',
-    message: 'There is no such operation: check the method and the path (see the API reference)',
-  },
-  RESOURCE_NOT_FOUND: {
-    status: 404,
-    code: 'NOT_FOUND',
-    message: 'There is no such operation: check the method and the path (see the API reference)',
-  },
+  MISSING_AUTHENTICATION_TOKEN: NOT_FOUND,
+  RESOURCE_NOT_FOUND: NOT_FOUND,
   /** The identity source (the Authorization header) is missing or empty, so the authorizer is not invoked. */
   UNAUTHORIZED: {
     status: 401,
@@ -70,29 +64,19 @@ export const GATEWAY_RESPONSES = {
     headers: { 'WWW-Authenticate': INVALID_TOKEN_CHALLENGE },
   },
   /**
-   * The authorizer could not decide: it threw (DynamoDB unreachable), timed out, or returned no valid policy.
-   * Retryable, unlike a refused key. API Gateway answers all of these with AUTHORIZER_CONFIGURATION_ERROR (a 500 by
-   * default); infra/local/authorizer.ts cites what AWS documents and models it.
+   * The authorizer threw (DynamoDB unreachable), timed out, or returned no valid policy: retryable. API Gateway answers
+   * all of these so, a 500 by default; infra/local/authorizer.ts cites what AWS documents and models it.
    */
   AUTHORIZER_CONFIGURATION_ERROR: UNAVAILABLE,
   /** AWS documents this type for an authorizer that "failed to authenticate the caller"; mapped the same in case. */
   AUTHORIZER_FAILURE: UNAVAILABLE,
-  /**
-   * The web ACL's body-size rule, the only WAF rule that blocks without a custom response of its own
-   * (infra/constructs/web-acl.ts): a body over 16 KiB, refused before it reaches a function.
-   */
+  /** The web ACL's body-size rule (over 16 KiB), its only rule without a custom response (infra/constructs/web-acl.ts). */
   WAF_FILTERED: BODY_TOO_LARGE,
-  /**
-   * API Gateway's own limit, 10 MB. WAF's body-size rule refuses such a body first where it sees it first; AWS is
-   * reported not to apply a customised REQUEST_TOO_LARGE response, so API Gateway may answer these with its own
-   * 413 body instead of this one.
-   */
+  /** API Gateway's own 10 MB limit (WAF refuses first); reportedly not customisable, so its own 413 body may come instead. */
   REQUEST_TOO_LARGE: BODY_TOO_LARGE,
   /**
-   * Every method requires a usage plan key, which the authorizer names (API key source AUTHORIZER). API Gateway
-   * refuses a request whose key it allowed but which names none, or a key in no usage plan of the stage: a customer
-   * not yet given its gateway key (docs/deploying.md, "Isolation"). Its key is valid, so the message sends the
-   * customer to the provider rather than to its key.
+   * API Gateway refuses a request whose authorizer names no usage plan key, or one in no usage plan of the stage: a
+   * customer not yet given its gateway key (docs/deploying.md, "Isolation"). Its key is valid: it is sent to the provider.
    */
   INVALID_API_KEY: {
     status: 401,
@@ -101,9 +85,8 @@ export const GATEWAY_RESPONSES = {
     headers: { 'WWW-Authenticate': INVALID_TOKEN_CHALLENGE },
   },
   /**
-   * API Gateway's throttles: the customer's usage plan (its own bucket, sized never to refuse what its plan sells) and
-   * the stage's (all customers together). One response type serves both ("usage plan-, method-, stage-, or
-   * account-level throttling limits exceeded"), and its headers are static, so it cannot say which one refused.
+   * The customer's usage plan throttle and the stage's: one response type serves both ("usage plan-, method-, stage-,
+   * or account-level throttling limits exceeded"), with static headers, so it cannot say which one refused.
    */
   THROTTLED: {
     status: 429,
@@ -119,11 +102,9 @@ export const GATEWAY_RESPONSES = {
   /** A fault of the API's own configuration (an integration that cannot be reached, say): a bug on our side. */
   API_CONFIGURATION_ERROR: INTERNAL_ERROR,
   /**
-   * The fallbacks. Deployed without a status of their own (infra/constructs/gateway-responses.ts): "Changing the status
-   * code of this fallback gateway response changes the status codes of all other 4XX responses to the new value"
-   * (API Gateway Developer Guide, "Gateway response types"), and so for 5XX. Every type that can occur in this API is
-   * customised above; UNCUSTOMISED_RESPONSE_TYPES says why each of the others cannot occur. The local gateway
-   * answers with these itself: a malformed request (400) and a failure of its own or of a function's module (500).
+   * The fallbacks, deployed without a status of their own: "Changing the status code of this fallback gateway response
+   * changes the status codes of all other 4XX responses to the new value" (API Gateway Developer Guide, "Gateway
+   * response types"), and so for 5XX. The local gateway answers a malformed request and its own failures with these.
    */
   DEFAULT_4XX: {
     status: 400,
@@ -163,15 +144,11 @@ export const UNCUSTOMISED_RESPONSE_TYPES = {
 /** The window of the web ACL's rate rule: it counts each address's requests over the trailing 5 minutes. */
 export const WAF_RATE_WINDOW_SECONDS = 300;
 
-/**
- * Answers WAF gives itself, as custom responses: static headers only, so without X-Request-Id (WAF has no request
- * id to put there). Only requests that carry no well-formed API key can get one.
- */
+/** Answers WAF gives itself, as custom responses: static headers only, so without X-Request-Id. */
 export const WEB_ACL_RESPONSES = {
   /**
-   * The rate rule for requests without a well-formed key. WAF keeps refusing an address until its count over the
-   * trailing window falls below the limit, so Retry-After is the window: the longest the block lasts once the
-   * address stops sending (it may lift sooner).
+   * The rate rule for requests without a well-formed key. WAF refuses an address until its count over the trailing
+   * window falls below the limit, so Retry-After is the window: the longest the block lasts once it stops sending.
    */
   KEYLESS_RATE: {
     status: 429,
@@ -182,10 +159,7 @@ export const WEB_ACL_RESPONSES = {
     /** Its body's key among the web ACL's custom response bodies. */
     bodyKey: 'keyless-rate',
   },
-  /**
-   * The rate rule per source address, whatever its Authorization header says: a bounded share of the stage for one
-   * address. An honest client of any fixed plan stays under it; Retry-After is its window.
-   */
+  /** The rate rule per source address, whatever its key: any fixed plan's honest client stays under it. */
   ADDRESS_RATE: {
     status: 429,
     code: 'THROTTLED',

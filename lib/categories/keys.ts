@@ -1,7 +1,6 @@
 /**
  * The keys of the categories table's items: one table, so that one transaction covers every item a change touches.
- * A name has two reservations: the name compared ignoring case only, as the previous release reserves it, and the
- * name under the uniqueness rule, NFKC_Casefold.
+ * A name has two reservations: ignoring case only (the previous release's), and under NFKC_Casefold.
  */
 import { createHash } from 'node:crypto';
 import { nfkcCasefold } from '../unicode/nfkc-casefold.js';

@@ -1,7 +1,4 @@
-/**
- * Listing categories: every one, in id order, as the API shows them. A module of its own so that listCategories'
- * bundle carries neither the creates' transaction nor the NFKC_Casefold table their names need (store.ts).
- */
+/** Listing categories, in id order; apart from store.ts so listCategories' bundle lacks the NFKC_Casefold table. */
 import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { CATEGORY_PK } from './keys.js';
 import type { Category } from './schema.js';

@@ -1,7 +1,4 @@
-/**
- * What operators do with categories through the admin CLI: list them with their creators, rename, delete, and reserve
- * every stored name under the uniqueness rule. No function imports this module.
- */
+/** The admin CLI's categories: list them with their creators, rename, delete, and reserve every name anew. */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { type ChangeOptions, ConcurrentChange, type TransactItem, transact } from '../auth/admin-change.js';
@@ -62,9 +59,8 @@ const storedOf = (item: Record<string, unknown>): StoredCategory => ({
 
 /**
  * Every change is one TransactWriteItems guarded on the category as read, with the audit record in `also`. A
- * reservation is removed only by the category holding it, so a rename or delete racing a create of the same name
- * leaves exactly one holder. A delete raises the counter's deletedCount (a place under the cap) and lowers its
- * creator's count (a place under the allowance); its id is never handed out again.
+ * reservation is removed only by its holder, so a change racing a create of the same name leaves exactly one. A
+ * delete gives its place back under the cap and its creator's allowance; its id is never handed out again.
  */
 export function categoryModeration(db: DynamoDBDocumentClient, table: string) {
   /** The category holding each reservation among `keys` (none: unreserved), read consistently. */
@@ -111,10 +107,7 @@ export function categoryModeration(db: DynamoDBDocumentClient, table: string) {
     return Item ? storedOf(Item) : undefined;
   }
 
-  /**
-   * Renames `seen` under both reservations: the new name's are taken (refused if another category holds one), the old
-   * name's that `seen` holds given up; one `seen` should hold and nobody does is taken on the way.
-   */
+  /** Renames `seen`: the new name's reservations taken (refused if another holds one), the old ones it holds given up. */
   async function rename(seen: StoredCategory, name: string, options: ChangeOptions = {}): Promise<StoredCategory> {
     const pairs = [
       [legacyReservationKey(seen.name), legacyReservationKey(name)],
@@ -185,9 +178,8 @@ export function categoryModeration(db: DynamoDBDocumentClient, table: string) {
   }
 
   /**
-   * Writes the NFKC_Casefold reservation of every category lacking it and reports collisions, merging nothing. The
-   * oldest of colliding categories takes an unheld reservation, so no new category takes the name meanwhile; each is
-   * written only if its category still has that name. Running it again is harmless.
+   * Writes the NFKC_Casefold reservation of every category lacking it (the oldest of colliding ones takes it, if its
+   * name is unchanged) and reports collisions, merging nothing. Running it again is harmless.
    */
   async function reserveNames(): Promise<NameReservationReport> {
     const categories = (await list()).sort((a, b) => a.id - b.id);

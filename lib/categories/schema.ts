@@ -7,10 +7,8 @@ export const DESCRIPTION_MAX = 500;
 export { CATEGORY_ALLOWANCE_DEFAULT, CATEGORY_CAP } from './limits.js';
 
 /**
- * What trimming removes from either end of a name: Unicode's White_Space (spaces of every width, tabs, line breaks,
- * U+2028 and U+2029) except U+0085, a control character refused as the others are. Not String.prototype.trim,
- * which also removes U+FEFF, a format character (Cf) that must be refused wherever it is. Every White_Space
- * character is in the BMP, so a UTF-16 unit at a time is enough.
+ * Trimming removes Unicode's White_Space but U+0085, a control character refused as the others are. Not
+ * String.prototype.trim, which also removes U+FEFF, a format character refused wherever it is. All are in the BMP.
  */
 const WHITE_SPACE = /^\p{White_Space}$/u;
 const trimmed = (unit: string) => unit !== '\u0085' && WHITE_SPACE.test(unit);

@@ -1,8 +1,7 @@
 /**
  * What createCategory does: one transaction over every item it touches (keys.ts). The counter moves from n to n+1
  * only if the name is free under both reservations, the creator is within its allowance and the category is written:
- * ids are never reused, nothing is half-written, and racing creates pass neither the cap nor an allowance. Its
- * errors are the domain's (`CategoryExists`, …); the HTTP boundary maps each to its code.
+ * ids are never reused, nothing is half-written, and racing creates pass neither the cap nor an allowance.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
@@ -15,11 +14,7 @@ import { CATEGORY_CAP, type Category, type NewCategory } from './schema.js';
 
 class StaleGuess extends Error {}
 
-/**
- * A create that lost a race (a stale guess of the counter, or a conflict) tries again after a jittered wait, up to 200
- * attempts, then gives up with CategoryContention (503). A first stale guess goes again at once: the corrected guess
- * is right unless the other instance keeps creating.
- */
+/** A create that lost a race (a stale counter guess, a conflict) tries again, then gives up with CategoryContention. */
 const RACING_CREATES: RetryPolicy = {
   attempts: 200,
   baseMs: 20,
@@ -50,10 +45,10 @@ export interface CategoryStoreOptions {
 
 export function categoryStore(db: DynamoDBDocumentClient, table: string, options: CategoryStoreOptions = {}) {
   const allowance = options.allowance ?? config().CATEGORY_ALLOWANCE;
+  const putNew = (Item: Record<string, unknown>) => ({ Put: { TableName: table, Item, ConditionExpression: 'attribute_not_exists(pk)' } });
   /**
-   * The counter as last seen: a warm function usually guesses right (one round trip), and a wrong guess learns the
-   * real value from the failed condition. A new instance reads it (a GetItem is cheaper than a failing transaction),
-   * and `prepare` lets it read while the request waits for admission.
+   * The counter as last seen: a warm function usually guesses right, a wrong guess learns from the failed condition,
+   * and a new instance reads it (cheaper than a failing transaction), during admission thanks to `prepare`.
    */
   let lastKnown: Counter | undefined;
   let reading: Promise<Counter> | undefined;
@@ -100,20 +95,8 @@ export function categoryStore(db: DynamoDBDocumentClient, table: string, options
                 ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
               },
             },
-            {
-              Put: {
-                TableName: table,
-                Item: { ...legacyReservationKey(input.name), categoryId: id },
-                ConditionExpression: 'attribute_not_exists(pk)',
-              },
-            },
-            {
-              Put: {
-                TableName: table,
-                Item: { ...foldedReservationKey(input.name), categoryId: id },
-                ConditionExpression: 'attribute_not_exists(pk)',
-              },
-            },
+            putNew({ ...legacyReservationKey(input.name), categoryId: id }),
+            putNew({ ...foldedReservationKey(input.name), categoryId: id }),
             {
               Update: {
                 TableName: table,
@@ -124,13 +107,7 @@ export function categoryStore(db: DynamoDBDocumentClient, table: string, options
                 ExpressionAttributeValues: { ':one': 1, ':allowance': allowance },
               },
             },
-            {
-              Put: {
-                TableName: table,
-                Item: { ...categoryKey(id), ...category, createdBy, createdAt: new Date(nowMs()).toISOString() },
-                ConditionExpression: 'attribute_not_exists(pk)',
-              },
-            },
+            putNew({ ...categoryKey(id), ...category, createdBy, createdAt: new Date(nowMs()).toISOString() }),
           ],
         }),
       );

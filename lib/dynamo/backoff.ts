@@ -22,18 +22,13 @@ export interface RetryPolicy extends Backoff {
   attempts: number;
   /** Whether an error is worth another attempt; any other error is thrown at once, as is the last attempt's. */
   retryable: (error: unknown) => boolean;
-  /**
-   * A first attempt that failed so goes again without waiting: its error told the caller what to change (a stale
-   * guess, corrected from the error), rather than that others are racing. Later retries wait all the same.
-   */
+  /** A first attempt that failed so goes again at once: its error corrected a stale guess rather than told of a race. */
   firstRetryAtOnce?: (error: unknown) => boolean;
 }
 
-/** The wait before retry `retry` (from 1): random below min(cap, base × 2^(retry-1)). */
 /**
- * The wait before retry r (r = 1 before the second attempt) is random below min(capMs, baseMs × 2^(r-1)): "full
- * jitter", which spreads retriers that failed together best (AWS Architecture Blog, "Exponential Backoff And
- * Jitter"), and the SDK's own formula.
+ * The wait before retry r (from 1), random below min(capMs, baseMs × 2^(r-1)): "full jitter", which spreads
+ * retriers that failed together best (AWS Architecture Blog, "Exponential Backoff And Jitter"); the SDK's formula.
  */
 export function fullJitter(backoff: Backoff, retry: number): number {
   return Math.random() * Math.min(backoff.capMs, backoff.baseMs * 2 ** (retry - 1));
@@ -41,11 +36,7 @@ export function fullJitter(backoff: Backoff, retry: number): number {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/**
- * Runs `operation` (given the attempt's number, from 1) until it succeeds, fails with an error that is not
- * retryable, or has been tried `policy.attempts` times; the error it ends with is thrown as it is. `wait` is for
- * tests.
- */
+/** Runs `operation` (given the attempt, from 1) until it succeeds, fails not retryably, or has used `policy.attempts`. */
 export async function retrying<T>(
   operation: (attempt: number) => Promise<T>,
   policy: RetryPolicy,
@@ -86,10 +77,8 @@ class BudgetRetryStrategy extends StandardRetryStrategy {
 }
 
 /**
- * Left alone, the SDK waits a random time below min(base × 2^retry, 20 s), with a base of 50 ms, or 1 s after a
- * throttling error; and when a response carries Retry-After or x-amz-retry-after it waits for that hint, up to
- * 5 s longer than its own backoff (@smithy/core, retry/util-retry/StandardRetryStrategy.js). Neither bound fits a
- * Lambda budget, so the backoff here is capped, and the hint (DynamoDB does not send one) is not followed.
+ * Left alone, the SDK waits up to 20 s, and follows a Retry-After hint up to 5 s longer (@smithy/core,
+ * StandardRetryStrategy.js): neither fits a Lambda budget, so the backoff is capped and the hint ignored.
  */
 export function budgetRetryStrategy(budget: DynamoBudget): StandardRetryStrategy {
   return new BudgetRetryStrategy({ maxAttempts: budget.attempts, backoff: new CappedBackoff(budget.maxBackoffMs) });

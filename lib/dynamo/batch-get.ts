@@ -11,10 +11,7 @@ const MAX_KEYS = 100;
 /** Keys left unprocessed by an attempt: asked for again, and the read's error once the attempts are spent. */
 class Unprocessed extends Error {}
 
-/**
- * A read that waits on a customer's request (a status, a sharded customer's counters): waits of 20 ms doubling, up to
- * 160 ms before the fifth and last attempt, 300 ms in all at most.
- */
+/** A customer's request waits on the read: waits of 20 ms doubling to 160 ms, 300 ms in all at most. */
 const UNPROCESSED_KEYS: RetryPolicy = { attempts: 5, baseMs: 20, capMs: 160, retryable: (error) => error instanceof Unprocessed };
 
 /** The items found (in no particular order; keys without an item are left out). */

@@ -1,8 +1,7 @@
 /**
- * The DynamoDB client's time budget, defined once per kind of function: how many attempts, how long each attempt
- * may take to connect and to be answered, and the longest wait between attempts. A DynamoDB that accepts
- * connections and never answers must make the function give up well inside its Lambda timeout, so that the
- * client gets the contract's 503 with Retry-After rather than API Gateway's 5xx for a function Lambda killed.
+ * The DynamoDB client's time budget per kind of function: attempts, connection and request timeouts, longest wait
+ * between attempts. A DynamoDB that never answers must make the function give up well inside its Lambda timeout,
+ * so that the client gets the contract's 503 with Retry-After rather than API Gateway's 5xx.
  */
 import { FUNCTION_SETTINGS } from '../function-settings.js';
 
@@ -23,9 +22,8 @@ export type FunctionKind = 'operation' | 'authorizer';
 export const BUDGET_SHARE_OF_TIMEOUT = 0.7;
 
 /**
- * As deployed. An in-region DynamoDB call takes milliseconds and a new connection well under 100 ms: the timeouts
- * only decide how soon an attempt that will never be answered is abandoned. The authorizer gets a shorter request
- * timeout because every uncached request waits for it and its GetItems are the cheapest calls we make.
+ * As deployed: an in-region call takes milliseconds, so the timeouts only decide how soon a lost attempt is
+ * abandoned. Every uncached request waits for the authorizer, whose GetItems are our cheapest calls: shorter.
  */
 export const DYNAMO_BUDGETS: Readonly<Record<FunctionKind, DynamoBudget>> = {
   operation: { attempts: 3, connectionTimeoutMs: 500, requestTimeoutMs: 2_000, maxBackoffMs: 500 },
@@ -43,10 +41,9 @@ export function maxTotalBackoffMs(budget: DynamoBudget): number {
   return (budget.attempts - 1) * budget.maxBackoffMs;
 }
 
-/** @internal The longest one DynamoDB call can take before the client gives up with an error. */
 /**
- * The worst case counts every attempt as connection timeout plus request timeout. In @smithy/node-http-handler the
- * request timer already runs from the start of the attempt, connection included, so this over-counts: headroom.
+ * @internal The longest one DynamoDB call can take before the client gives up: every attempt counted as connection
+ * plus request timeout, which over-counts (@smithy/node-http-handler's request timer includes the connection).
  */
 export function worstCaseWaitMs(budget: DynamoBudget): number {
   return budget.attempts * (budget.connectionTimeoutMs + budget.requestTimeoutMs) + maxTotalBackoffMs(budget);
@@ -58,10 +55,9 @@ export function allowedWaitMs(kind: FunctionKind): number {
 }
 
 /**
- * DynamoDB Local (a client built with an endpoint): the same attempts and backoff, longer timeouts. The connection
- * timer also runs while a request waits for a free socket, and the local gateway queues many requests per process
- * (a Lambda instance serves one at a time); DynamoDB Local, a JVM on a shared machine, answers a loaded test suite
- * more slowly than DynamoDB does, and refuses at once when it is down, so waiting longer costs nothing there.
+ * DynamoDB Local: the same attempts and backoff, longer timeouts. The local gateway queues many requests per
+ * process (the connection timer runs while one waits for a socket), and a JVM on a shared machine answers slowly;
+ * it refuses at once when down, so waiting longer costs nothing there.
  */
 export const LOCAL_TIMEOUTS = { connectionTimeoutMs: 10_000, requestTimeoutMs: 5_000 } as const;
 

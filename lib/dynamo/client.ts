@@ -1,8 +1,7 @@
 /**
- * Every DynamoDB client of the project, built from a time budget (budget.ts): DynamoDB Local with an endpoint, the
- * regional endpoint on Lambda, with attempts abandoned within the budget so that an outage becomes the function's
- * 503 before its Lambda timeout. And the process's own two (the operations', the authorizer's), built on first use
- * so that tooling importing the stores' modules (the OpenAPI writer, the CDK app) needs no runtime configuration.
+ * Every DynamoDB client of the project, built from a time budget (budget.ts) so that an outage becomes the function's
+ * 503 before its Lambda timeout. The process's own two are built on first use, so that tooling importing the stores'
+ * modules (the OpenAPI writer, the CDK app) needs no runtime configuration.
  */
 import { Agent } from 'node:http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -10,12 +9,11 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { config } from '../config.js';
 import { budgetRetryStrategy } from './backoff.js';
-import { DYNAMO_BUDGETS, type DynamoBudget, localBudget } from './budget.js';
+import { DYNAMO_BUDGETS, type DynamoBudget, type FunctionKind, localBudget } from './budget.js';
 
 /**
- * With an endpoint (DynamoDB Local) the budget's attempts and backoff apply with DynamoDB Local's longer timeouts
- * (LOCAL_TIMEOUTS); without one, the budget exactly as deployed. The default budget is an operation's. `region`
- * only matters locally (DynamoDB Local accepts any); on Lambda the SDK reads it from the environment.
+ * With an endpoint (DynamoDB Local), the budget with DynamoDB Local's longer timeouts; without one, as deployed.
+ * `region` only matters locally; on Lambda the SDK reads it from the environment.
  */
 export function createDynamoClient(
   endpoint?: string,
@@ -44,27 +42,18 @@ export function createDynamoClient(
   return client;
 }
 
-/** The document client every store uses, over a client built above. */
 export function createDocumentClient(client: DynamoDBClient): DynamoDBDocumentClient {
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
 }
 
-type Kind = 'operation' | 'authorizer';
-const clients = new Map<Kind, DynamoDBDocumentClient>();
+const clients = new Map<FunctionKind, DynamoDBDocumentClient>();
 
-function clientsOf(kind: Kind, budget: DynamoBudget) {
-  let built = clients.get(kind);
-  if (!built) {
-    built = createDocumentClient(createDynamoClient(config().DYNAMODB_ENDPOINT, budget, config().AWS_REGION));
-    clients.set(kind, built);
-  }
+function clientOf(kind: FunctionKind): DynamoDBDocumentClient {
+  const built =
+    clients.get(kind) ?? createDocumentClient(createDynamoClient(config().DYNAMODB_ENDPOINT, DYNAMO_BUDGETS[kind], config().AWS_REGION));
+  clients.set(kind, built);
   return built;
 }
 
-export function documentClient(): DynamoDBDocumentClient {
-  return clientsOf('operation', DYNAMO_BUDGETS.operation);
-}
-
-export function authorizerDocumentClient(): DynamoDBDocumentClient {
-  return clientsOf('authorizer', DYNAMO_BUDGETS.authorizer);
-}
+export const documentClient = () => clientOf('operation');
+export const authorizerDocumentClient = () => clientOf('authorizer');

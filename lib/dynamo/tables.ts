@@ -24,13 +24,10 @@ export const TABLES: readonly TableSpec[] = [
     partitionKey: { name: 'keyHash', type: 'S' },
     indexes: [{ name: 'byKeyId', partitionKey: { name: 'keyId', type: 'S' } }],
   },
-  // The live windows of each customer, and its usage history by month (lib/usage/history-item.ts), to which a
-  // finished day's counts are moved from the counter item in one transaction (lib/usage/day-move.ts); both expire
-  // after the history's retention.
+  // The live windows of each customer, and its usage history by month (lib/usage): both expire after its retention.
   { id: 'counters', envVar: 'COUNTERS_TABLE', partitionKey: { name: 'customerId', type: 'S' }, ttlAttribute: 'expiresAt' },
-  // Idempotency-Key records, in the layout of Powertools' DynamoDBPersistenceLayer (key `id`, expiry `expiration`
-  // in Unix seconds); DynamoDB's TTL deletes them some time after they expire, and the library ignores an expired
-  // record that is still there (lib/idempotency/runner.ts).
+  // Idempotency-Key records, in the layout of Powertools' DynamoDBPersistenceLayer; the library ignores an expired
+  // record that DynamoDB's TTL has not deleted yet.
   { id: 'idempotency', envVar: 'IDEMPOTENCY_TABLE', partitionKey: { name: 'id', type: 'S' }, ttlAttribute: 'expiration' },
   // Every change the admin CLI makes, by customer and time (lib/audit/trail.ts). Only the CLI reads or writes it.
   { id: 'audit', envVar: 'AUDIT_TABLE', partitionKey: { name: 'customerId', type: 'S' }, sortKey: { name: 'sk', type: 'S' } },

@@ -10,8 +10,7 @@ export const GATEWAY_RATE_LIMIT_HEADERS: Readonly<Record<string, string>> = {
 };
 
 /**
- * On every answer, the gateway's and the functions' alike: nothing an answer holds (a customer's data, its quota)
- * may be stored by a cache on the way, and no client may guess a type other than the Content-Type (OWASP REST
+ * No cache on the way may store an answer, and no client may guess a type other than the Content-Type (OWASP REST
  * Security Cheat Sheet, "Security headers").
  */
 export const ANSWER_HEADERS: Readonly<Record<string, string>> = {

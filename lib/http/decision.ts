@@ -1,8 +1,6 @@
 /**
- * Admission: the request is counted against the customer's minute and day windows (a `peek` route only reads
- * them), or refused with 429 when a window is used up or a ban runs. Either way the decision carries this request's
- * rate-limit headers, which every answer after it shows. On a deprecated route the same write counts the call to it
- * (deprecated-calls.ts).
+ * Admission: the request is counted against the customer's windows (a `peek` route only reads them), or refused with
+ * 429 when a window is used up or a ban runs; either way with this request's rate-limit headers.
  */
 import type { AuthContext } from '../auth/context.js';
 import { nowMs } from '../clock.js';
@@ -19,19 +17,15 @@ export interface Decision {
   headers: Record<string, string>;
   /** The windows a peek read (peek routes only). */
   usage?: UsageSnapshot;
-  /**
-   * Writes the decision's metric (one EMF line per counted request, lib/metrics.ts), once; the request path calls it
-   * as soon as the decision is known.
-   */
+  /** Writes the decision's metric (lib/metrics.ts), once; called as soon as the decision is known. */
   record: () => void;
 }
 
 export interface Admitting {
   decision: Promise<Decision>;
   /**
-   * Whether the handler may run while the count is in flight: the route only reads, and this instance does not
-   * already know the customer is refused (then running it would only waste its read: a client hammering after a
-   * 429 would double the load).
+   * The handler may run while the count is in flight: the route only reads, and this instance does not know the
+   * customer is refused (a client hammering after a 429 would otherwise double the load).
    */
   alongside: boolean;
 }
@@ -64,9 +58,7 @@ function decided(route: Route, caller: AuthContext, admission: Admission, nowSec
     refusal: new HttpError(
       'RATE_LIMIT_EXCEEDED',
       `Rate limit exceeded: the ${caller.plan} plan allows ${per}; retry after ${wait} seconds`,
-      {
-        'Retry-After': wait,
-      },
+      { 'Retry-After': wait },
     ),
   };
 }

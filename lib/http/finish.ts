@@ -1,9 +1,7 @@
 /**
- * The one place an answer is built, success or error, and where every header goes on it, once, in this order: the
- * X-RateLimit headers (the customer's, or the gateway's 0/0/0 before the customer's windows are known), the
- * Content-Type, the result's own headers (Retry-After, WWW-Authenticate, Idempotent-Replayed), the IETF RateLimit
- * fields, Cache-Control and X-Content-Type-Options (ANSWER_HEADERS), the route's own (stability.ts), and the
- * X-Request-Id.
+ * The one place an answer is built, success or error, with every header once, in this order: X-RateLimit (the
+ * customer's, or the gateway's 0/0/0 before its windows are known), Content-Type, the result's own (Retry-After,
+ * WWW-Authenticate, Idempotent-Replayed), the IETF RateLimit fields, ANSWER_HEADERS, the route's own, X-Request-Id.
  */
 import type { Route } from '../routes.js';
 import { ANSWER_HEADERS, GATEWAY_RATE_LIMIT_HEADERS } from './answer-headers.js';

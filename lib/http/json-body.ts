@@ -1,8 +1,7 @@
 /**
- * The JSON request body of a route that takes one, as Middy middlewares ahead of the handler: the raw checks in the
- * order a client fixes things (size 413, presence, media type and charset 415, strict UTF-8, nesting depth), then
- * @middy/http-json-body-parser (400 MALFORMED_JSON). The route's schema (400 VALIDATION_FAILED) is checked by the
- * request path (`read`), which answers every refusal of the body after admission, so that a bad body is counted.
+ * The JSON request body as Middy middlewares: the raw checks in the order a client fixes things (size 413, presence,
+ * media type and charset 415, strict UTF-8, nesting depth), then @middy/http-json-body-parser (400 MALFORMED_JSON).
+ * `read` checks the schema (400) and answers every refusal after admission, so that a bad body is counted.
  */
 import type middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
@@ -43,9 +42,8 @@ export function parseContentType(value: string): { type: string; params: Record<
 }
 
 /**
- * Exactly `application/json` (RFC 8259), in any letter case, with a `charset` only if it says UTF-8. Suffixes such
- * as `application/problem+json` name other formats, with rules the API does not implement: refused like any other
- * type. Other parameters are ignored.
+ * Exactly `application/json` (RFC 8259), in any letter case, with a `charset` only if it says UTF-8; other parameters
+ * ignored. Suffixes such as `+json` name formats with other rules, which the API does not implement: refused.
  */
 function mediaTypeError(contentType: string | undefined): HttpError | undefined {
   const refuse = (message: string) => new HttpError('UNSUPPORTED_MEDIA_TYPE', message);
@@ -69,9 +67,8 @@ const OPENERS = new Set([0x5b, 0x7b]); // [ {
 const CLOSERS = new Set([0x5d, 0x7d]); // ] }
 
 /**
- * True when `text` opens more than MAX_JSON_DEPTH arrays and objects inside each other: one pass with a counter, no
- * recursion, so that no check after it meets a pathological depth (the parser's `__proto__` guard is a reviver, and
- * JSON.parse walks a reviver recursively). Brackets inside strings do not count; the text need not be valid JSON.
+ * Deeper than MAX_JSON_DEPTH, by one pass without recursion, so that no check after it meets a pathological depth
+ * (the parser's `__proto__` guard is a reviver, which JSON.parse walks recursively). Brackets in strings do not count.
  */
 function nestsTooDeep(text: string): boolean {
   let depth = 0;
@@ -129,9 +126,8 @@ const ParserErrorSchema = v.object({
 });
 
 /**
- * A route's body step, handed over by its handler file (lib/http/operation.ts): its parts of the Middy chain, and
- * `read`, which the request path calls after starting admission: the parsed body checked against the route's
- * schema, or the refusal the middlewares ended with (`failure`) as the answer to give.
+ * A route's body step, handed over by its handler file: its parts of the Middy chain, and `read` (after admission
+ * started): the parsed body checked against the route's schema, or the middlewares' refusal (`failure`) to answer.
  */
 export interface BodyStep {
   middlewares: middy.MiddlewareObj<ApiEvent, ApiResult, Error, Context>[];
@@ -148,10 +144,8 @@ export const jsonBody: BodyStep = {
     if (failure !== undefined) {
       const parser = v.safeParse(ParserErrorSchema, failure);
       if (!parser.success) throw failure;
-      // A `__proto__` key (or a `constructor` holding a `prototype`): the parser refuses it from inside JSON.parse's
-      // reviver, before the `reviver` option sees that key, so no parse through it yields the value. The schema words
-      // the answer from the whole value ('"name" is required' for {"__proto__":{}}), so the text the parser left is
-      // parsed here again, to an own property that reaches no prototype. Anything else it refused is not JSON.
+      // A `__proto__` key (or a `constructor` holding a `prototype`): the parser refuses it inside its reviver, so the
+      // text is parsed here again (to an own property) for the schema to word the answer from the whole value.
       if (parser.output.message !== 'Forbidden key in JSON body') {
         throw new HttpError('MALFORMED_JSON', 'The request body is not valid JSON');
       }

@@ -1,8 +1,7 @@
 /**
  * An operation's Lambda handler from its route: every handler in functions/ is `operation(route, …)`, typed by its
- * route (body, success, a peek route's usage, an idempotent route's runner). Middy keeps the Lambda context on log
- * lines, header names lower-cased, a timeout before Lambda's, and parses a route's body; the rest is pipeline.ts.
- * `processRateLimiter` is the rate limiter every operation of the process shares.
+ * route. Middy keeps the Lambda context on log lines, header names lower-cased, a timeout before Lambda's, and parses
+ * a route's body; the rest is pipeline.ts. `processRateLimiter` is shared by every operation of the process.
  */
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
@@ -20,10 +19,7 @@ import type { Quota, Route } from '../routes.js';
 import { type RequestInput, requestPath, type Steps } from './pipeline.js';
 import type { ApiEvent, ApiResult } from './response.js';
 
-/**
- * Time left for the 503 when a request runs up to its Lambda timeout: Middy ends it this long before with a
- * TimeoutError, answered as 503 with Retry-After, where Lambda's kill would leave API Gateway's 5xx.
- */
+/** Middy ends a request this long before its Lambda timeout, answered 503, where Lambda's kill would leave a 5xx. */
 const TIMEOUT_EARLY_MS = 500;
 
 /** What a handler is given: the caller, its checked body and parameters, and for a peek route the usage it read. */
@@ -38,11 +34,7 @@ export type OperationHandler<TQuota extends Quota, TBody, TSuccess> = (input: Op
 
 interface Definition<TQuota extends Quota, TBody, TSuccess> {
   handle: OperationHandler<TQuota, TBody, TSuccess>;
-  /**
-   * Started, not awaited, before admission, so that it overlaps the count's round trip: reads a cold instance needs
-   * and a warm one has (createCategory's id counter). It must not write, since the request may yet be refused, and
-   * must not throw.
-   */
+  /** Reads a cold instance needs (createCategory's counter), started before admission; no writes, no throws. */
   prepare?: () => void;
   /** A route with a body: its body step, `jsonBody` (json-body.ts), so that no other bundle carries it. */
   readBody?: Steps['readBody'];
@@ -100,9 +92,8 @@ export function operation<TQuota extends Quota, TBody, TIdempotent extends boole
 let limiter: RateLimiter | undefined;
 
 /**
- * The rate limiter of this process (a Lambda instance, or the local gateway serving every operation), built on first
- * use and shared by every operation, so what one learned of a refused customer spares the others their DynamoDB
- * calls: refusal-cache.ts over status-memory.ts over dynamo-limiter.ts.
+ * The rate limiter of this process, built on first use and shared by every operation, so what one learned of a
+ * refused customer spares the others their DynamoDB calls: refusal-cache.ts over status-memory.ts over dynamo-limiter.ts.
  */
 export function processRateLimiter(): RateLimiter {
   limiter ??= refusalCache(

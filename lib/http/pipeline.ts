@@ -1,8 +1,7 @@
 /**
  * The request path of every operation in one function, `respond`, read top to bottom: the caller, `prepare`,
  * admission (a read-only operation alongside the count), parameters, Idempotency-Key and body, the deprecation
- * check, the handler (under a key's runner), `finish`. The order is this function's alone. `backstop`, Middy's
- * onError, hands it a body the middlewares refused, and answers a request Middy's timeout ended.
+ * check, the handler (under a key's runner), `finish`. `backstop` is Middy's onError.
  */
 import type middy from '@middy/core';
 import type { Context } from 'aws-lambda';
@@ -64,9 +63,8 @@ export function requestPath(route: Route, steps: Steps, limiter: RateLimiter) {
   const { readBody } = steps;
   if (route.body && !readBody) throw new Error(`${route.operationId} takes a body: its handler file gives readBody`);
   /**
-   * Parameters, Idempotency-Key and body, in the order a client fixes them; their refusals wait for admission. A
-   * request with a key has the runner prepare (load its library) before the body is checked. `failure`: what
-   * ended the Middy chain before `respond` (the body's middlewares).
+   * Parameters, Idempotency-Key and body, in the order a client fixes them; their refusals wait for admission.
+   * `failure`: what ended the Middy chain before `respond` (the body's middlewares).
    */
   function readInput(event: ApiEvent, failure: unknown): Input {
     const params = route.params ? pathParams(route.params, event) : {};
@@ -77,10 +75,7 @@ export function requestPath(route: Route, steps: Steps, limiter: RateLimiter) {
     return { params, key, body: undefined };
   }
 
-  /**
-   * The operation's result: its success, or the answer to what it threw (4xx or 5xx). A key's runner remembers a
-   * 4xx like a success, as the IETF draft asks, and not a 5xx (lib/idempotency/runner.ts).
-   */
+  /** The operation's result: its success, or the answer to what it threw (a key's runner remembers a 4xx, not a 5xx). */
   async function resultOf(handling: Promise<unknown>, requestId: string): Promise<Result> {
     try {
       const body = await handling;
@@ -130,8 +125,7 @@ export function requestPath(route: Route, steps: Steps, limiter: RateLimiter) {
 
   /**
    * Middy's onError. Before `respond` has run, the body's middlewares refused the request: `respond` answers it,
-   * counted like any request with a bad body. After, Middy's timeout ended it (or an error outside `respond`): the
-   * answer says so, with the admission's headers if it decided.
+   * counted. After, Middy's timeout ended it: the answer says so, with the admission's headers if it decided.
    */
   async function backstop(request: middy.Request<ApiEvent, ApiResult, Error, Context>): Promise<void> {
     const admission = admissions.get(request.event);
@@ -165,9 +159,8 @@ export function pathParams(schema: ParamsSchema, event: ApiEvent): Record<string
 }
 
 /**
- * What the authorizer passed, checked: an operation is only reached through it, so a missing or malformed context is
- * refused rather than trusted. More than one Authorization header is refused too: API Gateway caches the authorizer's
- * decision by one header value, so an Allow cached for one key could otherwise let a request carrying two through.
+ * What the authorizer passed, checked, never trusted. More than one Authorization header is refused: API Gateway
+ * caches the authorizer's decision by one header value, so an Allow cached for one key could let two through.
  */
 export function callerOf(event: ApiEvent): AuthContext {
   if (authorizationValues(event.headers, event.multiValueHeaders).length > 1) {

@@ -1,7 +1,4 @@
-/**
- * The API Gateway proxy event and answer, and what an operation produces before it is an answer: a result (its
- * status, its JSON body and the headers that belong to it), which finish.ts turns into the answer.
- */
+/** The API Gateway proxy event and answer, and an operation's result, which finish.ts turns into the answer. */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 
 export type ApiEvent = APIGatewayProxyEvent;

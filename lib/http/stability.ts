@@ -35,10 +35,7 @@ export function routeHeaders(route: Route): Record<string, string> {
   return headers;
 }
 
-/**
- * The admitting write has counted the call (deprecated-calls.ts); the log line lets an operator see who still uses
- * the operation before its sunset.
- */
+/** The admitting write has counted the call; the log line shows an operator who still uses it before its sunset. */
 export function deprecatedCall(
   operation: { operationId: string; method: string; path: string },
   deprecation: Deprecation,

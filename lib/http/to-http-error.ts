@@ -1,8 +1,6 @@
 /**
  * Errors into the contract's Error results: the one place where HttpErrors, domain errors, SDK failures and Middy's
- * timeout become codes (finish.ts makes the answer); the body step and the idempotency runner turn their libraries'
- * refusals into HttpErrors. Internals never leak: anything unknown becomes INTERNAL_ERROR, logged with the request
- * id. Other modules' errors are recognised by name, not by class, so that this module imports none of them.
+ * timeout become codes. Internals never leak: anything unknown becomes INTERNAL_ERROR, logged with the request id.
  */
 import { isDynamoUnavailable, UNAVAILABLE_RETRY_AFTER } from '../dynamo/backoff.js';
 import { log } from '../log.js';
@@ -10,10 +8,7 @@ import { type ErrorCode, HttpError } from './error-codes.js';
 import type { Result } from './response.js';
 
 const UNAVAILABLE_MESSAGE = 'The service is temporarily unavailable; retry after the time in Retry-After';
-/**
- * The domain's errors (lib/categories/store.ts), by name, so that a function that never
- * throws them does not carry their module.
- */
+/** The domain's errors (lib/categories/store.ts), by name, so that a function that never throws them lacks their module. */
 const DOMAIN_ERRORS: Readonly<Record<string, { code: ErrorCode; headers?: Record<string, string> }>> = {
   CategoryExists: { code: 'CATEGORY_EXISTS' },
   CategoryLimitReached: { code: 'CATEGORY_LIMIT_REACHED' },

@@ -1,9 +1,7 @@
 /**
- * Checks a request's JSON body against its route's schema and words the first fault so a person can act on it:
- * which field is missing, unknown or wrong. Field rules speak for themselves through their schemas' messages.
- * Before any schema, every string of the body (field names included) must be well-formed Unicode: JSON's \u escapes
- * can spell a lone surrogate, which UTF-8 cannot encode, and a stored one would make every later answer that
- * holds it unreadable to strict decoders.
+ * Checks a request's JSON body against its route's schema and words the first fault so a person can act on it.
+ * First every string (field names included) must be well-formed Unicode: a \u escape can spell a lone surrogate,
+ * which UTF-8 cannot encode, and a stored one would make every later answer holding it unreadable to strict decoders.
  */
 import * as v from 'valibot';
 
@@ -39,10 +37,7 @@ function codeUnit(text: string): string {
 /** A string to check, with where it is; or a field name. */
 type Visit = { value: unknown; path: string } | { fieldName: string };
 
-/**
- * Where the first string that is not well-formed Unicode is, and what it holds; undefined when there is none. A walk
- * with a stack of its own, in document order, so that no body's depth can overflow the call stack.
- */
+/** The first string that is not well-formed Unicode, in document order, by a walk with a stack of its own. */
 export function illFormedString(body: unknown): string | undefined {
   const visits: Visit[] = [{ value: body, path: '' }];
   for (let visit = visits.pop(); visit; visit = visits.pop()) {

@@ -1,9 +1,7 @@
 /**
- * The Idempotency-Key header of the routes that declare `idempotent` (POST /categories): its names and rules, and
- * the step that checks it. The header is absent (the request runs exactly as without this feature), or one value of
- * 1 to 255 printable ASCII characters, else 400 VALIDATION_FAILED naming it. What a key does is
- * lib/idempotency/runner.ts's; this module stays free of the idempotency library, because the OpenAPI document and
- * every function's request path read it, and only the functions of idempotent routes should carry that library.
+ * The Idempotency-Key header of the routes that declare `idempotent`: absent, or one value of 1 to 255 printable
+ * ASCII characters, else 400 VALIDATION_FAILED. What a key does is runner.ts's; this module stays free of the
+ * idempotency library, which only the functions of idempotent routes should carry.
  */
 import type { Context } from 'aws-lambda';
 import { FUNCTION_SETTINGS } from '../function-settings.js';
@@ -16,7 +14,6 @@ export { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_MAX, REMEMBERED_SECONDS, REPLAY
 export const CLAIM_LAPSES_AFTER_SECONDS = FUNCTION_SETTINGS.operationTimeoutSeconds;
 /** The header's rule in words, for messages and the OpenAPI document. */
 export const IDEMPOTENCY_KEY_RULE = `1 to ${IDEMPOTENCY_KEY_MAX} printable ASCII characters`;
-/** Printable ASCII: space to tilde. */
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
 function headerValues(event: ApiEvent): string[] {
@@ -52,12 +49,9 @@ export interface IdempotentRequest {
 }
 
 /**
- * Runs an operation idempotently: the result remembered for a key already used, else `run()`'s, remembered. The
- * handler file of an idempotent route hands it over (lib/http/operation.ts). `prepare`, when given, is called as
- * soon as a request is found to carry a key, before admission has decided: work the runner will need (loading its
- * library), started early so that it overlaps the count's round trip; it must not write and must not throw.
- * `keyOf` reads the request's key (`idempotencyKeyOf`): through the runner, so that only idempotent routes' bundles
- * carry this module.
+ * Runs an operation idempotently: the result remembered for a key already used, else `run()`'s, remembered.
+ * `prepare` (no writes, no throws) starts loading the library while admission decides. `keyOf` is read through the
+ * runner so that only idempotent routes' bundles carry this module.
  */
 export type IdempotentRunner = ((request: IdempotentRequest, context: Context, run: () => Promise<Result>) => Promise<Result>) & {
   prepare?: () => void;

@@ -1,7 +1,4 @@
-/**
- * The names and limits of the Idempotency-Key protocol, which the server (lib/idempotency/key.ts) and the TypeScript
- * client (lib/client/) share. Free of imports, so the client carries nothing of the server with it.
- */
+/** The Idempotency-Key protocol's names and limits, shared with the client (lib/client/): free of imports. */
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 /** Sent as `true` on a replay. */
 export const REPLAYED_HEADER = 'Idempotent-Replayed';

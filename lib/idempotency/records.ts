@@ -32,10 +32,7 @@ export type RecordWrite = Omit<RecordItem, 'data'> & { data?: unknown };
 export interface IdempotencyRecords {
   /** The record of a key, read consistently; undefined when there is none. */
   get(id: string): Promise<RecordItem | undefined>;
-  /**
-   * Writes a claim unless a live record holds the key: one whose expiration has not passed and that is not a claim
-   * whose in-progress time is up. Returns undefined when written, else the record that holds the key.
-   */
+  /** Writes a claim unless a live record (not expired, not a lapsed claim) holds the key; else returns that record. */
   claim(item: RecordWrite): Promise<{ holder: RecordItem | undefined } | undefined>;
   /** Sets the status, expiration, body hash and, when given, the answer of a claimed record. */
   complete(item: RecordWrite): Promise<void>;

@@ -1,10 +1,8 @@
 /**
- * What an Idempotency-Key does around an idempotent route's operation, on Powertools' Idempotency utility
- * (utility.mts, loaded by an instance's first keyed request): the first request claims the key and its result is
- * stored for 24 hours; a retry with the same body gets it again with Idempotent-Replayed: true; another body is 422;
- * a retry while the first runs is 409. A 4xx result is remembered, a 5xx is not (the claim is released).
+ * What an Idempotency-Key does, on Powertools' Idempotency utility (utility.mts, loaded on first use): the first
+ * request's result is stored for 24 hours; a retry with the same body gets it with Idempotent-Replayed: true, another
+ * body 422, a retry while the first runs 409. A 4xx result is remembered, a 5xx is not (the claim is released).
  */
-
 import type { Context } from 'aws-lambda';
 import * as v from 'valibot';
 import { tableName } from '../config.js';
@@ -20,11 +18,7 @@ import type { Remember } from './utility.mjs';
 /** Thrown from a run whose 5xx answer must not be remembered. */
 class NotRemembered extends Error {}
 
-/**
- * Retry-After of 409 IDEMPOTENCY_IN_PROGRESS. A create takes tens of milliseconds, so the first request has almost
- * always answered a second later. If it died instead (a crash, a timeout), its claim lapses when its invocation's
- * time would have run out, at most CLAIM_LAPSES_AFTER_SECONDS (key.ts) after it started.
- */
+/** Retry-After of 409 IDEMPOTENCY_IN_PROGRESS: a create takes tens of milliseconds; a dead one's claim lapses (key.ts). */
 const IN_PROGRESS_RETRY_AFTER = '1';
 
 /** The library's refusals, by name: a key reused with another body, a key in use. */
@@ -96,8 +90,7 @@ export function idempotentRunner<TQuota extends Quota, TBody, TSuccess>(route: R
     },
     { keyOf: idempotencyKeyOf },
   );
-  // The request path starts the load as soon as it has read a key, while the count is in flight (pipeline.ts); a
-  // failed load is the runner's to report, when it awaits the load again.
+  // A failed load is reported when the runner awaits it again.
   runner.prepare = () => void utility();
   return runner;
 }

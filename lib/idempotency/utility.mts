@@ -78,10 +78,7 @@ class RecordsLayer extends BasePersistenceLayer {
 /** Runs `run` at most once per key: its answer, stored, or the stored answer of the key with `replayed: true`. */
 export type Remember = (request: IdempotentRequest, context: Context, run: () => Promise<StoredAnswer>) => Promise<unknown>;
 
-/**
- * Record keys start with `keyPrefix` (the operation id) instead of the library's default, the Lambda function's
- * name, which a redeploy can change.
- */
+/** Record keys start with `keyPrefix` (the operation id), not the library's default, a name a redeploy can change. */
 export function rememberer(records: IdempotencyRecords, keyPrefix: string, expiresAfterSeconds: number): Remember {
   const config = new IdempotencyConfig({
     // The key: customer and Idempotency-Key together, so two customers' equal keys are two records.

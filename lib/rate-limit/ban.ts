@@ -2,8 +2,7 @@
  * Temporary bans (docs/api.md, "Rate limits"): when a customer's refused requests within one UTC minute reach
  * max(10, its per-minute limit), all its keys are banned for BAN_SECONDS; requests during a ban never extend it.
  */
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Limits } from '../plans.js';
 import { USAGE_RETENTION_DEFAULT_DAYS } from '../usage/day-counts.js';
 import {
@@ -32,27 +31,16 @@ export interface BanOptions {
   usageRetentionDays?: number;
 }
 
-/** The time of the item's last unban, as a RefusalCount carries it (nothing when there was none). */
 function unbannedAt(item: CounterItem | undefined): { unbannedAtMs?: number } {
   const at = item?.[UNBANNED_AT_NAME];
   return at === undefined ? {} : { unbannedAtMs: at };
 }
 
 /**
- * Counting refusals is one write: the count of a minute is an attribute named after that minute (r<minuteStart>,
- * counter-item.ts), so `ADD` needs no condition on the counts and never races; DynamoDB serialises the additions
- * and returns each one's total. Exactly one addition moves the total from below the threshold to at or above it,
- * and only that one writes the ban (on every counter item of the customer, since each admits on its own). A refusal
- * therefore costs at most one write toward the ban, and the threshold stays exact.
- *
- * An unban removes the counts and marks the item with its time (`unbannedAtMs`, dynamo-limiter.ts). The addition's
- * one condition is that its batch began at or after that time: a batch of refusals made before the unban, written
- * after it by an instance that had them pending, fails instead of counting toward a new ban at once. Those refusals
- * still go to the day's count for the usage history, by a second write that only such a batch costs.
- *
- * The same addition counts the refusals in their UTC day (x<dayStart>) for the usage history (lib/usage/day-counts.ts),
- * so the history's refused requests cost no write of their own. Neither write shortens the item's TTL, which keeps
- * the days not yet moved to the history for the retention.
+ * Counting refusals is one `ADD` to the minute's attribute (r<minuteStart>), which DynamoDB serialises, returning
+ * each total: exactly one addition crosses the threshold, and only it writes the ban (on every item of the customer).
+ * The same addition counts the day's refusals for the usage history (x<dayStart>). Its one condition is that the batch
+ * began at or after the last unban (`unbannedAtMs`, unban.ts).
  */
 export function refusals(db: DynamoDBDocumentClient, table: string, options: BanOptions) {
   const retentionDays = options.usageRetentionDays ?? USAGE_RETENTION_DEFAULT_DAYS;
@@ -98,8 +86,7 @@ export function refusals(db: DynamoDBDocumentClient, table: string, options: Ban
     firstRefusalMs: number = now * 1000,
   ): Promise<RefusalCount> {
     const dayRefusals = { '#x': dayRefusalName(windowStarts(minuteStart).dayStart) };
-    // The TTL becomes the retention after today, as an admission sets it: it keeps this day's count and the days
-    // before as long as the history.
+    // The TTL becomes the retention after today, as an admission sets it.
     const expires = { ':n': count, ':expires': retainUntil(windowStarts(now).dayStart, retentionDays) };
     try {
       const { Attributes } = await retryingConflicts(() =>
@@ -107,10 +94,8 @@ export function refusals(db: DynamoDBDocumentClient, table: string, options: Ban
           new UpdateCommand({
             TableName: table,
             Key: { customerId },
-            // The minute's count for the ban and the day's for the history, in one addition. The count of two minutes
-            // ago goes with it: no instance's clock is that far behind (counter-item.ts).
+            // The count of two minutes ago goes: no instance's clock is that far behind.
             UpdateExpression: 'ADD #r :n, #x :n SET expiresAt = :expires REMOVE #old',
-            // A batch that began before the last unban is left out of the ban's count (below).
             ConditionExpression: 'attribute_not_exists(#unbanned) OR #unbanned <= :first',
             ExpressionAttributeNames: {
               '#r': refusalCountName(minuteStart),
@@ -134,9 +119,7 @@ export function refusals(db: DynamoDBDocumentClient, table: string, options: Ban
       return { count: total, banUntil: running, ...unbanned };
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
-      // Refusals an instance had not written when the ban was lifted (and any it batched with them) do not count
-      // toward a new ban: the unban removed the count they belonged to. They were refused all the same, so the day's
-      // count for the usage history still gets them: a second write, only ever for such a batch.
+      // A batch pending when the ban was lifted does not count toward a new ban; the usage history still gets it.
       await retryingConflicts(() =>
         db.send(
           new UpdateCommand({

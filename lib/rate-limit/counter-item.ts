@@ -1,8 +1,8 @@
 /**
  * How a customer's counters are stored: one item per customer (per shard, shards.ts) whose attribute names carry the
- * window they count, so counting is one write that never has to "roll a window over". All names of the encoding
- * live here; the limiter and the ban logic speak in windows and refusals. `staleNameMemory` keeps, per item, the
- * ended windows' names that the item's next admitting write removes in passing.
+ * window they count, so counting is one write that never has to "roll a window over" (a new window is a name not
+ * written yet, so concurrent first requests cannot race). All names of the encoding live here. `staleNameMemory`
+ * keeps, per item, the ended windows' names that the item's next admitting write removes in passing.
  */
 import { ConditionalCheckFailedException, TransactionConflictException } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
@@ -15,22 +15,11 @@ import { MINUTE } from './windows.js';
 export { dayCountName, dayRefusalName, retainUntil };
 
 /**
- * Every attribute but the key is a number: counts, window starts, the ban's end, the TTL. Each counter item holds
- * its counts under attribute names that carry the window they count, so counting is one unconditional-in-shape
- * write that never has to "roll a window over":
- *   { customerId, m<minuteStart>: admitted, d<dayStart>: admitted, r<minuteStart>: refusals,
- *     x<dayStart>: refusals, banUntil, unbannedAtMs, expiresAt, calls_<operationId>: admitted calls,
- *     lastCall_<operationId> }
- * (window starts and times in Unix seconds, but `unbannedAtMs`, the time of the last unban, in milliseconds; `r…`,
- * `x…` and `unbannedAtMs` on a customer's first item only; `calls_…` and
- * `lastCall_…` for deprecated operations, written by the admitting write itself, deprecated-calls.ts). A new
- * minute is simply a name not written yet, so the first request of a window costs the same single write as any
- * other, and concurrent first requests cannot race. Names of ended minutes are removed by later writes
- * (`staleMinuteNames`). A day's counts (`d…` admitted, `x…` refused for a used-up window) are the usage history's:
- * their names and their move to the history once final are lib/usage/day-counts.ts and day-sweep.ts; the admission
- * reads `d…` as the day window's count. The item expires by TTL the retention after its last day (`retainUntil`,
- * also the history's), so an idle customer's unmoved days are kept as long as the history. Large Enterprise
- * customers are counted on several items (shards.ts), each with this encoding; `customerId` is then the shard's key.
+ * Every attribute but the key is a number (times in Unix seconds, but `unbannedAtMs` in milliseconds):
+ *   { customerId, m<minuteStart>: admitted, d<dayStart>: admitted, r<minuteStart>: refusals, x<dayStart>: refusals,
+ *     banUntil, unbannedAtMs, expiresAt, calls_<operationId>: admitted calls, lastCall_<operationId> }
+ * `r…`, `x…` and `unbannedAtMs` on a customer's first item only. `d…` and `x…` are the usage history's, moved there
+ * once final (lib/usage); the item expires the retention after its last day, so unmoved days are kept as long.
  */
 export const CounterItemSchema = v.objectWithRest({ customerId: v.string() }, v.number());
 export type CounterItem = v.InferOutput<typeof CounterItemSchema>;
@@ -44,7 +33,6 @@ export const callCountName = (operationId: string) => `calls_${operationId}`;
 export const lastCallName = (operationId: string) => `lastCall_${operationId}`;
 export const CALL_COUNT_NAME = /^calls_(.+)$/;
 
-/** An item as DynamoDB returned it (document client output), or undefined when there is none. */
 export function counterItem(item: Record<string, unknown> | undefined): CounterItem | undefined {
   return item ? v.parse(CounterItemSchema, item) : undefined;
 }
@@ -80,14 +68,11 @@ const LEGACY_NAMES = new Set(['m', 'mc', 'd', 'dc', 'rm', 'rc', 'rdc']);
 const COUNT_NAME = /^([mrdx])(\d+)$/;
 
 /**
- * Attributes of minutes that can no longer be written, and legacy names: all but the current and the previous
- * minute. The previous one stays because another instance whose clock is a moment behind may still count into it.
- * Day counts are moved to the history by the usage sweep (lib/usage/day-sweep.ts); one the sweep never moved goes
- * here once it is older than the history would keep it (`retentionDays`), so an item stays bounded if the sweep stops.
- * One pass over the names, on every admission: for an item of 8 attributes, 4.1 to 6.4 µs a call where listing the
- * day counts first took 8.3 to 9.4 (medians of 3 processes each, 200,000 calls, taken in turn, machine load 30).
+ * Legacy names, and minutes before the previous one (an instance whose clock is a moment behind may still count into
+ * it). A day count the sweep never moved goes once older than the history keeps it, so an item stays bounded.
+ * One pass over the names: 4.1 to 6.4 µs a call against 8.3 to 9.4 listing the day counts first (8 attributes).
  */
-export function staleMinuteNames(item: CounterItem | undefined, minuteStart: number, retentionDays: number): string[] {
+export function staleCountNames(item: CounterItem | undefined, minuteStart: number, retentionDays: number): string[] {
   if (!item) return [];
   const stale: string[] = [];
   for (const name in item) {
@@ -104,7 +89,6 @@ export function staleMinuteNames(item: CounterItem | undefined, minuteStart: num
   return stale;
 }
 
-/** Placeholders (#s0, #s1, …) for `names`, added to `attributeNames`. */
 export function placeholders(names: readonly string[], attributeNames: Record<string, string>): string[] {
   return names.map((name, i) => {
     attributeNames[`#s${i}`] = name;
@@ -117,7 +101,6 @@ export function removeClause(names: readonly string[], attributeNames: Record<st
   return names.length ? ` REMOVE ${placeholders(names, attributeNames).join(', ')}` : '';
 }
 
-/** A number attribute of an UpdateItem's returned Attributes. */
 export function numberAttribute(attributes: Record<string, unknown> | undefined, name: string): number {
   const value = attributes?.[name];
   if (typeof value !== 'number') throw new Error(`rate limiter: the update returned no number ${name}`);
@@ -131,21 +114,14 @@ export function isConditionFailure(error: unknown): error is ConditionalCheckFai
   return error instanceof ConditionalCheckFailedException;
 }
 
-/**
- * A write refused because a transaction (the usage sweep moving a day to the history) holds the same item: DynamoDB
- * rejects a plain write to an item that an ongoing transaction includes, and the SDK does not retry it.
- */
+/** A write refused while a transaction (the usage sweep's move) holds the item; the SDK does not retry it. */
 export function isTransactionInFlight(error: unknown): boolean {
   return error instanceof TransactionConflictException;
 }
 
-/**
- * A move's transaction holds one item for a few milliseconds, and the request waiting on it is a customer's: short
- * waits (5 ms doubling, at most 50 ms) and 8 attempts: 225 ms of waiting at worst, well inside the operation's budget.
- */
+/** A move holds an item for a few milliseconds and a customer waits: 225 ms of waiting at worst, inside the budget. */
 const WHILE_A_MOVE_HOLDS_THE_ITEM: RetryPolicy = { attempts: 8, baseMs: 5, capMs: 50, retryable: isTransactionInFlight };
 
-/** Runs `write`, again after a short random pause while a transaction holds the item. */
 export function retryingConflicts<T>(write: () => Promise<T>): Promise<T> {
   return retrying(write, WHILE_A_MOVE_HOLDS_THE_ITEM);
 }
@@ -162,7 +138,7 @@ export function staleNameMemory(retentionDays: number) {
   return {
     /** Notes what `item` (counter item `key`, as a write returned or refused it) holds of ended minutes. */
     note(key: string, item: CounterItem | undefined, minuteStart: number): void {
-      const names = staleMinuteNames(item, minuteStart, retentionDays);
+      const names = staleCountNames(item, minuteStart, retentionDays);
       if (!names.length) {
         stale.delete(key);
         return;
@@ -171,7 +147,6 @@ export function staleNameMemory(retentionDays: number) {
       stale.set(key, names.slice(0, REMOVALS_MAX));
     },
 
-    /** The names the next write to `key` removes. */
     of(key: string): readonly string[] {
       return stale.get(key) ?? [];
     },

@@ -1,9 +1,7 @@
 /**
- * Calls to deprecated operations per customer, so an operator can see who still uses them before the sunset
- * (shown by the CLI's `usage`; the API does not show them). The write that admits a call counts it on the counter
- * item it admits on (`calls_<operationId>` and `lastCall_<operationId>`, counter-item.ts): no write of its own, and a
- * refused call is not counted. A sharded customer's calls are spread over its items, so reading adds them up. The
- * counts live as long as the counter item: the usage retention after the customer's last request.
+ * Calls to deprecated operations per customer, for the CLI's `usage` (the API does not show them). The admitting
+ * write counts them on its counter item (counter-item.ts), so they live as long as it; reading adds up a sharded
+ * customer's items.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { getItems } from '../dynamo/batch-get.js';
@@ -12,16 +10,15 @@ import { counterKeys } from './shards.js';
 
 export type DeprecatedCalls = Record<string, { count: number; last: string }>;
 
-/** The item of the earlier encoding: `count_<operationId>` and `last_<operationId>` (an ISO time). */
+/**
+ * The earlier encoding: an item of its own without a TTL, `count_<operationId>` and `last_<operationId>` (an ISO
+ * time); what it holds is added in, so an update loses none of the calls counted before it.
+ */
 const legacyKey = (customerId: string) => `deprecated#${customerId}`;
 const LEGACY_COUNT_NAME = /^count_(.+)$/;
 
-/**
- * Before that, each call was a second write to an item of its own, `deprecated#<customerId>`, without a TTL; what
- * such an item holds is added in, so an update loses none of the calls counted before it.
- */
 export function deprecatedCallStore(db: DynamoDBDocumentClient, table: string) {
-  /** Every item that may hold the customer's calls (it is not told the shard count: it asks for all). */
+  /** Every item that may hold the customer's calls (the shard count is not known: it asks for all). */
   function items(customerId: string): Promise<Record<string, unknown>[]> {
     return getItems(
       db,

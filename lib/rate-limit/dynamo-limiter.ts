@@ -1,8 +1,6 @@
 /**
  * The rate limiter's counts on DynamoDB, exact under any concurrency (a CounterStore): admission on one item
- * (item-admission.ts) or over a sharded customer's items (shards.ts), the refusal count toward a ban (ban.ts),
- * and `peek`. An admitted request costs one UpdateItem; finished days are moved to the usage history by the usage
- * sweep, never by a request (lib/usage/day-sweep.ts).
+ * (item-admission.ts) or a sharded customer's items (shards.ts), refusals toward a ban (ban.ts), and `peek`.
  */
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { getItems } from '../dynamo/batch-get.js';

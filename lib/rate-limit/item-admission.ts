@@ -2,7 +2,7 @@
  * Admission on one counter item: one conditional UpdateItem that adds 1 to the minute's and the day's counts while
  * both are below the item's share and no ban runs; a refusal returns the item (ReturnValuesOnConditionCheckFailure)
  * so a ban is told from a used-up window without a read. The same write removes stale names, counts a deprecated
- * call and keeps the TTL.
+ * call (no second write; a refused call is not counted) and keeps the TTL.
  */
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Limits } from '../plans.js';
@@ -33,11 +33,6 @@ export interface ItemAdmissionOptions {
 export type ItemOutcome = { outcome: 'admitted' | 'limit' | 'banned'; counts: ItemCounts };
 
 export function itemAdmission(db: DynamoDBDocumentClient, table: string, options: ItemAdmissionOptions) {
-  /**
-   * One conditional write to one counter item (`key`): admitted, or refused with what it held. With
-   * `callOf`, the same write counts the call to that deprecated operation, so it costs no second write and a refused
-   * call is not counted.
-   */
   return async function admitOn(key: string, share: Limits, now: number, callOf: string | undefined): Promise<ItemOutcome> {
     const { minuteStart, dayStart } = windowStarts(now);
     const names: Record<string, string> = { '#m': minuteCountName(minuteStart), '#d': dayCountName(dayStart) };

@@ -1,9 +1,7 @@
 /**
- * One customer's refusals on this instance, counted toward the ban (ban.ts) in batches: refusals add up in memory
- * and are written as one addition at most once per FLUSH_INTERVAL_MS (a timer writes what is
- * left), except that the refusal that would bring the minute's total, as the store last reported it plus what is in
- * memory, to the threshold writes at once and waits for the answer: with one instance the ban starts at exactly the
- * threshold, and across instances at most one flush interval late.
+ * One customer's refusals on this instance, counted toward the ban in batches, at most once per FLUSH_INTERVAL_MS,
+ * except that the refusal that would bring the minute's known total to the threshold writes at once and waits: with
+ * one instance the ban starts at exactly the threshold, across instances at most one flush interval late.
  */
 import { nowMs as clockNow } from '../clock.js';
 import type { Limits } from '../plans.js';
@@ -15,9 +13,8 @@ export const FLUSH_INTERVAL_MS = 1_000;
 
 export interface RefusalBatchOptions {
   flushIntervalMs: number;
-  /** Runs the write of what is left after `ms`. */
+  /** As RefusalCacheOptions' (refusal-cache.ts). */
   schedule: (write: () => void, ms: number) => void;
-  /** What to do with an error of a write no request waits for (the timer's); the refusals are kept for the next. */
   onBackgroundError?: (error: unknown) => void;
   /** Told of a ban a write started or found, with the time of the request that wrote. */
   onBan: (banUntil: number, nowMs: number) => void;
@@ -33,10 +30,8 @@ export interface RefusalBatch {
 }
 
 /**
- * Each batch carries the time of its first refusal. An unban marks the counter item with its time, and the store
- * leaves out of the ban's count a batch that began before it (ban.ts), so refusals an instance had not written when
- * a ban was lifted never count toward the next one. The store's answer then also says the count started again, and
- * the minute's total this instance remembers follows it down.
+ * Each batch carries the time of its first refusal, so the store can leave out a batch begun before an unban (ban.ts);
+ * its answer then says the count started again, and the minute's total remembered here follows it down.
  */
 export function refusalBatch(
   store: CounterStore,

@@ -47,19 +47,12 @@ interface Entry {
 }
 
 /**
- * - A refusal for a used-up window stays true until that window resets: counts never fall within a window. Until
- *   then the same customer with the same limits is refused from memory, with the same windows (moved on where one
- *   has reset), so the same 429, headers and Retry-After. Entries are keyed by customer and limits, so a plan change
- *   is never refused by what was remembered under the old limits.
- * - A ban is remembered until it ends, and answers both the operations (429) and `peek` (GET /rate-limit) from
- *   memory, but it is checked again once BAN_RECHECK_MS has passed since this instance last learned it from the store:
- *   the next request asks the store (an admission, or for `peek` a read), and requests that arrive while that check
- *   is under way wait for its answer instead of answering from memory. A check that finds no ban forgets it, whatever
- *   else it finds. So after an unban, no request that reaches an instance later than BAN_RECHECK_MS after the unban
- *   is answered with the ban (the instance's clock against the unban's).
- * - Every refusal counts toward the ban, in batches per customer (refusal-batch.ts), and is answered as the refusal it
- *   is, the one whose count starts a ban included: the ban answers the requests after it. So the refusals a client
- *   is told of (RATE_LIMIT_EXCEEDED) are the ones counted, for the ban and in the usage history's "refused".
+ * - A refusal for a used-up window stays true until that window resets (counts never fall within one), so it is
+ *   answered from memory until then. Entries are keyed by customer and limits, so a plan change is never refused.
+ * - A remembered ban answers `consume` and `peek` until it ends, but once BAN_RECHECK_MS has passed since it was
+ *   learned the next request asks the store, and requests meanwhile wait for that check; no ban found forgets it.
+ * - Every refusal counts toward the ban (refusal-batch.ts) and is answered as the refusal it is, so the refusals a
+ *   client is told of (RATE_LIMIT_EXCEEDED) are the ones counted, for the ban and in the usage history.
  */
 export function refusalCache(store: CounterStore, options: RefusalCacheOptions = {}): RateLimiter & { flushAll(): Promise<void> } {
   const banRecheckMs = options.banRecheckMs ?? BAN_RECHECK_MS;
@@ -108,10 +101,7 @@ export function refusalCache(store: CounterStore, options: RefusalCacheOptions =
     return entry;
   }
 
-  /**
-   * A remembered ban as a request at `nowMs` finds it: still answered from memory ('memory'), due for a check that
-   * this request makes ('check'), or gone (undefined), after waiting for a check already under way.
-   */
+  /** A remembered ban, after any check under way: answered from memory, due for this request's check, or gone. */
   async function banAt(
     customerId: string,
     limits: Limits,

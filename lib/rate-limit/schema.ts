@@ -3,9 +3,7 @@ import * as v from 'valibot';
 import { PlanSchema } from '../plans.js';
 
 export const RateLimitWindowSchema = v.object({
-  /** Requests allowed in the window. */
   limit: v.pipe(v.number(), v.integer(), v.minValue(0)),
-  /** Requests left in the current window. */
   remaining: v.pipe(v.number(), v.integer(), v.minValue(0)),
   /** Unix time (seconds) at which the current window ends and the count starts again. */
   reset: v.pipe(v.number(), v.integer()),

@@ -8,23 +8,13 @@ import type { AdmitOnItem } from './item-admission.js';
 import type { Admission, Windows } from './limiter.js';
 import { views, windowStarts } from './windows.js';
 
-/** Write units per second DynamoDB gives one partition, and so one item. */
 /**
- * DynamoDB serves one partition, so one item, at most 1,000 write units per second. Counting an admitted request
- * is one write unit, and so is a refused one that reaches DynamoDB (a failed conditional write is charged like a
- * successful one), plus the batched refusal counts and ban writes. One item is given at most half of that ceiling
- * for admissions, 500 per second or 30,000 per minute, which leaves the other half for refusals and for a minute's
- * quota arriving faster than evenly. Above that a customer is counted on N = ceil(perMinute / 30,000) items, each
- * enforcing its share of both windows; the shares add up to the limits exactly, so never more is admitted.
- *
- * The design stops at 20 items, 600,000 requests per minute (10,000 per second): the stage-wide throttle of API
- * Gateway cannot be set higher than 10,000 requests per second (infra/config.ts), so one customer can never use
- * more, and the admin CLI refuses larger limits (a stored larger limit is still counted exactly, on 20 items).
+ * DynamoDB serves one partition, so one item, at most 1,000 write units per second; a failed conditional write costs
+ * one like a successful one. Half goes to admissions (30,000 per minute an item), half to refusals and bursts.
+ * 20 items (600,000 per minute) match API Gateway's highest stage throttle, 10,000 per second (infra/config.ts).
  */
 export const PARTITION_WRITE_UNITS_PER_SECOND = 1_000;
-/** The share of an item's write units spent on admissions; the rest is headroom for refusals and bursts. */
 export const ADMISSION_SHARE = 0.5;
-/** Admitted requests per minute one counter item carries: 1,000 × 0.5 × 60. */
 export const ITEM_CAPACITY_PER_MINUTE = PARTITION_WRITE_UNITS_PER_SECOND * ADMISSION_SHARE * 60;
 export const MAX_SHARDS = 20;
 /** The largest per-minute limit the design delivers. */
@@ -44,18 +34,14 @@ export function shardLimits(limits: Limits, n: number, i: number): Limits {
 }
 
 /**
- * The key of shard i. Shard 0 is the customer's own key, so an unsharded customer has exactly the one item it
- * always had, and that item also holds the refusal count. Customer ids never contain "#", and the key of an earlier
- * version's deprecated-call record starts with "deprecated#", so these keys meet nothing else in the table.
+ * Shard 0 is the customer's own key (an unsharded customer's one item, which also holds the refusal count). Customer
+ * ids never contain "#", and the old deprecated-call item's starts with "deprecated#": these keys meet nothing else.
  */
 export function shardKey(customerId: string, i: number): string {
   return i === 0 ? customerId : `shard#${i}#${customerId}`;
 }
 
-/**
- * The key of every item a customer may be counted on, whatever its limits are now: what reads its counts without
- * knowing its shard count (the usage history, deprecated calls) asks for all of them.
- */
+/** Every key a customer may be counted on, for readers that do not know its shard count (usage, deprecated calls). */
 export function counterKeys(customerId: string): string[] {
   return Array.from({ length: MAX_SHARDS }, (_, i) => shardKey(customerId, i));
 }

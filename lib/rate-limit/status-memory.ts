@@ -1,9 +1,6 @@
 /**
- * GET /rate-limit's reads, at most one per customer per STATUS_READ_INTERVAL_MS on an instance: a CounterStore in
- * front of another (the counts on DynamoDB) that answers `peek` from what it last read while that is younger than the
- * interval. Concurrent peeks share one read. Bans are not its concern: the refusal cache in front of it answers a
- * remembered ban itself, so a read that showed a ban is never answered again from here (a peek that reaches this
- * store while a ban is remembered is the refusal cache's check of it, which must read).
+ * GET /rate-limit's reads, at most one per customer per STATUS_READ_INTERVAL_MS on an instance; concurrent peeks share
+ * one. A read that showed a ban is never answered from here: the refusal cache in front answers it, and checks read.
  */
 import type { Limits } from '../plans.js';
 import type { Admission, ConsumeOptions, CounterStore, UsageSnapshot, Windows } from './limiter.js';
@@ -37,12 +34,8 @@ function merged(known: Windows | undefined, seen: Windows): Windows {
 }
 
 /**
- * What it answers stays true. Counts never fall within a window, so a window's `remaining` read earlier is at least
- * what is left now, and its `reset` is unchanged; a window that has ended since is the next one (moved on as a
- * remembered refusal's is). Every request this instance admits passes through here with the windows its write
- * returned, the counts at that moment across all instances, and a remembered window takes them when they are newer.
- * So with one instance serving the customer the answer is exact, and with several it is an upper bound: `remaining`
- * does not yet show what other instances admitted since this one last read or admitted, at most one interval ago.
+ * Counts never fall within a window, and every admission on this instance updates what is remembered, so with one
+ * instance the answer is exact; with several, `remaining` is an upper bound at most one interval old.
  */
 export function statusMemory(store: CounterStore, options: StatusMemoryOptions = {}): CounterStore {
   const readIntervalMs = options.readIntervalMs ?? STATUS_READ_INTERVAL_MS;

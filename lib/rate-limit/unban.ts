@@ -3,24 +3,21 @@
  * write, kept off the request path's RateLimiter so that no operation bundle carries it (test/bundles). Instances
  * that remember the ban see it lifted within BAN_RECHECK_MS (refusal-cache.ts).
  */
-import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { counterItem, isConditionFailure, placeholders, refusalCountName, retryingConflicts, UNBANNED_AT_NAME } from './counter-item.js';
 import { MAX_SHARDS, shardKey } from './shards.js';
 
 export function banLifter(db: DynamoDBDocumentClient, table: string) {
   /**
    * Lifts a ban in force at `nowMs`, and only such a ban: each write's condition is the ban itself, so a customer
-   * who is not banned (never was, or whose ban has run out) is left exactly as it was, with no unban's time that
-   * would keep its earlier refusals from counting toward a ban (ban.ts).
+   * not banned is left exactly as it was, with no unban's time that would keep its refusals from counting (ban.ts).
    */
   async function unban(customerId: string, nowMs: number): Promise<boolean> {
     const now = Math.floor(nowMs / 1000);
     const { Item } = await db.send(new GetCommand({ TableName: table, Key: { customerId }, ConsistentRead: true }));
-    // The read names the refusal counts to remove; whether a ban runs is the write's condition, checked as it writes
-    // (a ban that starts between the read and the write is lifted too).
+    // The read only names the refusal counts to remove (so the next refusal starts no ban at once); the unban's time
+    // stays, so refusals an instance still holds from before it are left out when written (ban.ts).
     const home = counterItem(Item);
-    // Every refusal count goes too, so the next refusal does not start a new ban at once; and the unban's time stays,
-    // so that refusals an instance still holds from before it are left out when they are written (ban.ts).
     const names: Record<string, string> = { '#unbanned': UNBANNED_AT_NAME };
     const counts = Object.keys(home ?? {}).filter((name) => name === refusalCountName(Number(name.slice(1))));
     const liftedHome = await liftBan(customerId, now, {
@@ -35,15 +32,11 @@ export function banLifter(db: DynamoDBDocumentClient, table: string) {
     return liftedHome || liftedShards.includes(true);
   }
 
-  /** One item's update, made only while a ban runs on it at `now`; whether it was made. */
+  /** One item's update, made only while a ban runs on it at `now` (a ban begun since the read included). */
   async function liftBan(
     key: string,
     now: number,
-    update: {
-      UpdateExpression: string;
-      ExpressionAttributeNames?: Record<string, string>;
-      ExpressionAttributeValues?: Record<string, number>;
-    },
+    update: Pick<UpdateCommandInput, 'UpdateExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'>,
   ): Promise<boolean> {
     try {
       // A day move's transaction on the same item can conflict with the write, as with every write to it.

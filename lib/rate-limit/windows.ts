@@ -8,8 +8,8 @@ import type { Limits } from '../plans.js';
 export const MINUTE = 60;
 export const DAY = 86_400;
 
+/** Window starts in Unix seconds, and the requests admitted in each. */
 export interface WindowState {
-  /** Start of the minute window (Unix seconds) and requests admitted in it. */
   minuteStart: number;
   minuteCount: number;
   dayStart: number;
@@ -64,10 +64,7 @@ export function blocking(windows: { minute: WindowView; day: WindowView }): Wind
   return exhausted.sort((a, b) => b.reset - a.reset)[0];
 }
 
-/**
- * During a ban (`banUntil` in Unix seconds) nothing is admitted until it ends, so every window shows 0 left and
- * resets at the ban's end.
- */
+/** During a ban (`banUntil`, Unix seconds) every window shows 0 left and resets at the ban's end. */
 export function rateLimitHeaders(
   windows: { minute: WindowView; day: WindowView },
   nowSeconds: number,

@@ -13,10 +13,7 @@ export type Stability = 'stable' | 'beta' | 'experimental';
 export type Access = 'read' | 'write';
 export type Tag = 'Categories' | 'Rate limits' | 'Pets' | 'Store';
 
-/**
- * How a route meets the rate limiter. `consume`: every admitted request counts against both windows. `peek`: the
- * windows are read, nothing is counted and nothing is refused (the handler gets the usage it read).
- */
+/** `consume`: every admitted request counts against both windows. `peek`: the windows are read, nothing counted. */
 export type Quota = 'consume' | 'peek';
 
 /** Path parameters arrive as strings; each is checked by its own schema, whose failure message names it. */
@@ -24,8 +21,7 @@ export type ParamsSchema = v.ObjectSchema<Record<string, v.GenericSchema<string,
 
 /**
  * One operation. The type parameters are read from a definition (`defineRoute`), so that a handler file is checked
- * against its route: the body and success types of its handler, the usage a peek route is given, and whether it
- * must hand over the idempotency runner (lib/http/operation.ts).
+ * against its route: body and success types, a peek's usage, and whether it hands over the idempotency runner.
  */
 export interface Route<TQuota extends Quota = Quota, TBody = unknown, TIdempotent extends boolean = boolean, TSuccess = unknown> {
   operationId: string;
@@ -39,26 +35,14 @@ export interface Route<TQuota extends Quota = Quota, TBody = unknown, TIdempoten
   description?: string;
   tag: Tag;
   stability: Stability;
-  /**
-   * Deprecated operations send Deprecation, Sunset and Link headers, and answer 410 GONE after the sunset. The
-   * dates and link are the route's own, moved on a stage only by the variables it names (`overrides`).
-   */
+  /** Deprecation, Sunset and Link headers, and 410 GONE after the sunset; moved on a stage by its `overrides`. */
   deprecation?: Deprecation;
   quota: TQuota;
-  /**
-   * The handler only reads, so it may run while the request is being counted: the count and the read then cost
-   * one round trip of latency together, and a refusal replaces the handler's answer. Routes that write wait for
-   * admission first.
-   */
+  /** The handler only reads, so it may run while the request is counted; a refusal replaces its answer. */
   runsBeforeAdmission: boolean;
   /** DynamoDB tables the operation's function uses, and how; the CDK stack grants exactly these. */
   tables: Partial<Record<TableId, Access>>;
-  /**
-   * Takes an optional Idempotency-Key header (lib/idempotency/runner.ts): a retry with the same key and body gets the
-   * first answer again, and nothing runs twice. Only for a POST, and the route then writes the idempotency table.
-   * Said here only: the handler file of such a route must hand over the runner, and one of another route must not
-   * (a type error either way).
-   */
+  /** Takes an optional Idempotency-Key header (lib/idempotency/runner.ts); only a POST, which writes that table. */
   idempotent?: TIdempotent;
   params?: ParamsSchema;
   /** The JSON request body, checked before the handler runs; the handler gets the parsed output. */
@@ -69,10 +53,7 @@ export interface Route<TQuota extends Quota = Quota, TBody = unknown, TIdempoten
   errors: readonly ErrorCode[];
 }
 
-/**
- * Checks what every generator relies on, so a route that lacks a part fails at load, in every test. A route without
- * `idempotent: true` is typed as not idempotent, and one without a success answer as having no success body.
- */
+/** Checks what every generator relies on, so a route that lacks a part fails at load, in every test. */
 export function defineRoute<TQuota extends Quota, TBody = unknown, TIdempotent extends boolean = false, TSuccess = never>(
   route: Route<TQuota, TBody, TIdempotent, TSuccess>,
 ): Route<TQuota, TBody, TIdempotent, TSuccess> {

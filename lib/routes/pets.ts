@@ -3,7 +3,6 @@ import * as v from 'valibot';
 import { DEPRECATION_DEFAULTS } from '../deprecation.js';
 import { defineRoute, NOT_DEFINED } from './definition.js';
 
-/** The largest int64, the format the interface gives petId. */
 const INT64_MAX = 2n ** 63n - 1n;
 const petIdMessage = (input: unknown) =>
   `"petId" must be a positive integer of at most ${INT64_MAX} (int64), without leading zeros; got "${String(input).slice(0, 40)}"`;

@@ -1,20 +1,14 @@
 /**
- * A day's counts while they are still on a live counter item: the usage history owns their names (`d<dayStart>`
- * admitted, `x<dayStart>` refused for a used-up window), and the rate limiter writes them with the writes it makes
- * anyway. Once a day is final, the usage sweep (day-sweep.ts) moves its counts to the customer's history item.
+ * A day's counts while still on a live counter item (`d<dayStart>` admitted, `x<dayStart>` refused for a used-up
+ * window), written by the rate limiter's own writes; once final, the usage sweep moves them to the history item.
  */
 
-/** Seconds in a UTC day. */
 export const DAY_SECONDS = 86_400;
 
 /** Days a day's totals are kept by default (USAGE_RETENTION_DAYS): the TTL of the counter items and the history. */
 export const USAGE_RETENTION_DEFAULT_DAYS = 400;
 
-/**
- * Admitted requests in a UTC day (day starts in Unix seconds), added by the admission's own write, which also reads it
- * as the day window's count. Until a day moves, the history's readers take its counts from here. Nothing else about a
- * counter item is known here: the rest of its encoding is lib/rate-limit/counter-item.ts's.
- */
+/** Admitted requests in a UTC day, added by the admission's own write, which also reads it as the day window's count. */
 export const dayCountName = (dayStart: number) => `d${dayStart}`;
 /** Requests refused for a used-up window in a UTC day (counted with the minute's refusals, lib/rate-limit/ban.ts). */
 export const dayRefusalName = (dayStart: number) => `x${dayStart}`;
@@ -45,9 +39,8 @@ export function dayCounts(item: Record<string, unknown> | undefined): DayCount[]
 }
 
 /**
- * Day counts that are final at `dayStart`: those of days before the previous one (no instance counts into a day two
- * days old; one whose clock is a moment behind may still count into the previous day). A count written later all
- * the same reappears under its name and is moved again, so nothing is lost or counted twice.
+ * Day counts final at `dayStart`: those before the previous day (a clock a moment behind may still count into it).
+ * A count written later all the same reappears under its name and is moved again: nothing lost or counted twice.
  */
 export function finishedDays(item: Record<string, unknown> | undefined, dayStart: number): DayCount[] {
   return dayCounts(item).filter((count) => count.dayStart < dayStart - DAY_SECONDS);

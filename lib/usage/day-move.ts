@@ -1,7 +1,6 @@
 /**
  * Moving a finished day's counts from a counter item to the customer's history item: one TransactWriteItems guarded
- * on the values the mover read, so the move is exactly-once; a move that loses or fails leaves the counts where they
- * were. Only the usage sweep (day-sweep.ts) moves days; no request waits for it.
+ * on the values the mover read, so the move is exactly-once. Only the usage sweep moves days; no request waits for it.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
@@ -14,11 +13,8 @@ import { historyKey, historyName } from './history-item.js';
 export const DAYS_PER_MOVE = 16;
 
 /**
- * Moves the final day counts `days` of the counter item `itemKey` (one of `customerId`'s) to its history, in one
- * transaction guarded on the values the caller saw. True when they were moved; false when the transaction lost
- * (another mover moved them, a late write changed them, or a write held the item): they are then still where they
- * were, or in the history, and a later move takes what is left. `signal` ends a move that takes too long: it was
- * applied whole or not at all.
+ * Moves `days` of the counter item `itemKey` (one of `customerId`'s) to its history. False when the transaction lost
+ * (another mover, a late write, or a write holding the item): a later move takes what is left.
  */
 export async function recordDays(
   db: DynamoDBDocumentClient,

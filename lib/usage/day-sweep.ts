@@ -1,7 +1,6 @@
 /**
- * The usage sweep: moves finished days from the counter items to the history (day-move.ts), off the request path.
- * It scans the counters table a page at a time within a time budget and keeps where it stopped in its own item,
- * so the next run goes on from there. Run by functions/usage-sweep.ts on a schedule, and by `npm start`.
+ * The usage sweep: moves finished days from the counter items to the history (day-move.ts), off the request path,
+ * scanning a page at a time within a time budget and keeping where it stopped in its own item for the next run.
  */
 import { type DynamoDBDocumentClient, GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type DayCount, finishedDays, USAGE_RETENTION_DEFAULT_DAYS } from './day-counts.js';
@@ -24,20 +23,18 @@ export interface DaySweepOptions {
   wallClock?: () => number;
 }
 
-/** What one run did. */
 export interface SweepRun {
   /** The UTC day (YYYY-MM-DD) the pass began: days before the day before it are moved. */
   pass: string;
   /** Whether the pass reached the end of the table; if not, the next run goes on where this one stopped. */
   finished: boolean;
   pages: number;
-  /** Items read, of every kind. */
+  /** Items read, of every kind, and day counts moved to the history. */
   items: number;
-  /** Day counts moved to the history. */
   moved: number;
   /** Counter items whose finished days this run could not move (each move lost three times, or time ran out). */
   left: number;
-  /** Read capacity units the Scan consumed, as DynamoDB reported them. */
+  /** Read capacity units the Scan consumed. */
   readUnits: number;
 }
 
@@ -45,7 +42,13 @@ export interface SweepRun {
 const ATTEMPTS = 3;
 /** A move (and a read) ends after this long; it was applied whole or not at all, and the item is left for later. */
 const CALL_TIMEOUT_MS = 5_000;
-const timedOut = (error: unknown) => error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
+const TIMED_OUT = Symbol('timed out');
+/** `call` given a signal that ends it after CALL_TIMEOUT_MS: its result, or TIMED_OUT. */
+const inTime = <T>(call: (signal: AbortSignal) => Promise<T>): Promise<T | typeof TIMED_OUT> =>
+  call(AbortSignal.timeout(CALL_TIMEOUT_MS)).catch((error: unknown) => {
+    if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) return TIMED_OUT;
+    throw error;
+  });
 
 interface SweepState {
   /** The start of the UTC day the pass began (Unix seconds). */
@@ -79,11 +82,7 @@ export function daySweep(db: DynamoDBDocumentClient, table: string, options: Day
     );
   }
 
-  /**
-   * Moves the finished days of one scanned item, `DAYS_PER_MOVE` at a time. A move that loses (a late write changed
-   * a count, another sweep moved it, or a request's write held the item) is tried again on the item read anew.
-   * Returns the day counts moved, and whether some are left.
-   */
+  /** Moves the finished days of one scanned item, `DAYS_PER_MOVE` at a time; a move that loses reads the item anew. */
   async function sweepItem(scanned: Record<string, unknown>, today: number, deadline: number): Promise<{ moved: number; left: boolean }> {
     const key = scanned.customerId;
     const owner = typeof key === 'string' ? options.ownerOf(key) : undefined;
@@ -94,13 +93,8 @@ export function daySweep(db: DynamoDBDocumentClient, table: string, options: Day
       const days: DayCount[] = finishedDays(item, today).slice(0, DAYS_PER_MOVE);
       if (!days.length) return { moved, left: false };
       if (wallClock() >= deadline) return { moved, left: true };
-      let recorded: boolean;
-      try {
-        recorded = await recordDays(db, table, owner, key, days, retentionDays, AbortSignal.timeout(CALL_TIMEOUT_MS));
-      } catch (error) {
-        if (timedOut(error)) return { moved, left: true };
-        throw error;
-      }
+      const recorded = await inTime((signal) => recordDays(db, table, owner, key, days, retentionDays, signal));
+      if (recorded === TIMED_OUT) return { moved, left: true };
       if (recorded) {
         moved += days.length;
         const rest: Record<string, unknown> = { ...item };
@@ -109,25 +103,20 @@ export function daySweep(db: DynamoDBDocumentClient, table: string, options: Day
         continue;
       }
       lost++;
-      try {
-        const read = await db.send(new GetCommand({ TableName: table, Key: { customerId: key }, ConsistentRead: true }), {
-          abortSignal: AbortSignal.timeout(CALL_TIMEOUT_MS),
-        });
-        item = read.Item;
-      } catch (error) {
-        if (timedOut(error)) return { moved, left: true };
-        throw error;
-      }
+      const read = await inTime((abortSignal) =>
+        db.send(new GetCommand({ TableName: table, Key: { customerId: key }, ConsistentRead: true }), { abortSignal }),
+      );
+      if (read === TIMED_OUT) return { moved, left: true };
+      item = read.Item;
     }
     return { moved, left: finishedDays(item, today).length > 0 };
   }
 
   return {
     /**
-     * One run, begun at `nowMs`, that starts no new work after `deadlineMs` (both Unix milliseconds; the caller
-     * leaves room after the deadline for the calls under way: a move and a read of CALL_TIMEOUT_MS each, a Scan, a state write). A pass begins with the first
-     * run of a UTC day and goes on, run after run, to the end of the table; the position advances past a page only
-     * once all of its items are done, so a page cut short by the deadline is read again by the next run.
+     * One run, begun at `nowMs`, that starts no new work after `deadlineMs` (the caller leaves room for the calls under
+     * way: a move and a read of CALL_TIMEOUT_MS each, a Scan, a state write). A pass begins with a UTC day's first run;
+     * the position passes a page only once all its items are done, so a page cut short is read again next run.
      */
     async run(nowMs: number, deadlineMs: number): Promise<SweepRun> {
       const today = dayStartOf(Math.floor(nowMs / 1000));

@@ -1,8 +1,7 @@
 /**
  * The history item: one per customer and month, in the counters table beside the live counters:
  *   { customerId: "usage#<customerId>#YYYY-MM", a01: 812, r01: 3, a02: 1000, …, expiresAt }
- * `aDD` and `rDD` are day DD's admitted and refused requests. A month stays under 1 KB. Customer ids never hold a
- * "#", so these keys can never be a customer's. Written by day-move.ts, read by history.ts.
+ * `aDD` and `rDD` are day DD's admitted and refused requests; under 1 KB a month. Customer ids never hold a "#".
  */
 import type { DayCount } from './day-counts.js';
 import { DAY_SECONDS, dateOf, parseMonth } from './days.js';

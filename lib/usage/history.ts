@@ -1,7 +1,6 @@
 /**
- * Each customer's requests per UTC day, admitted and refused: the basis of a bill, shown by the admin CLI's `usage`,
- * `usage --month` and `customers show`. This module reads it; how a day gets there is day-counts.ts (on the live
- * counter items first) and day-move.ts (to the history item, history-item.ts, once final).
+ * Each customer's requests per UTC day, admitted and refused: the basis of a bill, shown by the admin CLI. This
+ * module reads it; day-counts.ts and day-move.ts say how a day gets there.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, TransactGetCommand } from '@aws-sdk/lib-dynamodb';
@@ -34,11 +33,8 @@ export interface UsageHistoryOptions {
 type Totals = Map<string, Map<number, DayTotals>>;
 
 function add(totals: Totals, customerId: string, dayStart: number, part: Partial<DayTotals>): void {
-  let days = totals.get(customerId);
-  if (!days) {
-    days = new Map();
-    totals.set(customerId, days);
-  }
+  const days = totals.get(customerId) ?? new Map<number, DayTotals>();
+  totals.set(customerId, days);
   const sum = days.get(dayStart) ?? { admitted: 0, refused: 0 };
   days.set(dayStart, { admitted: sum.admitted + (part.admitted ?? 0), refused: sum.refused + (part.refused ?? 0) });
 }
@@ -61,9 +57,8 @@ const TRANSACTION_ITEMS = 100;
 /** Reads of a month's report under way at once. */
 const PARALLEL_READS = 8;
 /**
- * TransactGetItems is cancelled while any of its items is being written, and a busy customer's counter items are
- * written by every admitted request. A report is an operator's, run by hand, so it tries long: 20 ms doubling to waits
- * of at most 3 s, 40 attempts, about a minute, before it gives up.
+ * TransactGetItems is cancelled while any of its items is being written, as a busy customer's are: an operator's
+ * report tries long, about a minute, before it gives up.
  */
 const WHILE_ITEMS_ARE_WRITTEN: RetryPolicy = {
   attempts: 40,
@@ -73,18 +68,9 @@ const WHILE_ITEMS_ARE_WRITTEN: RetryPolicy = {
 };
 
 /**
- * Readers add what is still on the counter items to what is in the history, read together in one TransactGetItems,
- * which never sees a move half done. The readers are told which counter items a customer may have (`counterKeys`:
- * the rate limiter's, every one of its possible shards, so a plan change that changed their number loses nothing);
- * each item moves its own part into the same history item, and readers sum over all of them. A history item expires
- * `retentionDays` after its month ends; a counter item expires `retentionDays` after its last day, so an idle
- * customer's unmoved days are kept as long.
- *
- * Refused requests are those refused because a window was used up (429 RATE_LIMIT_EXCEEDED), counted in batches by
- * the write that counts them for the ban (lib/rate-limit/refusal-cache.ts, at most a second late while the instance
- * keeps receiving requests), on the day of the minute they happened. Requests refused during a ban are answered
- * without a write and are not counted; refusals an instance holds when it stops are lost for the ban and for the
- * history alike.
+ * Readers add what is still on the counter items (every possible shard, so a plan change loses nothing) to what is in
+ * the history, read together in one TransactGetItems, which never sees a move half done. Refused requests are the
+ * 429 RATE_LIMIT_EXCEEDED ones, counted with the ban's batches (refusal-cache.ts); those during a ban are not counted.
  */
 export function usageHistory(db: DynamoDBDocumentClient, table: string, options: UsageHistoryOptions) {
   /** A customer's counter items, each with its owner noted in `owners`. */
@@ -95,10 +81,7 @@ export function usageHistory(db: DynamoDBDocumentClient, table: string, options:
     });
   }
 
-  /**
-   * `keys` (at most 100) read in one TransactGetItems: a day moved from a counter item to the history meanwhile is
-   * seen on one side only. A read that meets a transaction under way is cancelled; it is tried again.
-   */
+  /** `keys` (at most 100) read in one TransactGetItems; one cancelled by a transaction under way is tried again. */
   function readTogether(keys: readonly Record<string, string>[]): Promise<Record<string, unknown>[]> {
     return retrying(async () => {
       const out = await db.send(new TransactGetCommand({ TransactItems: keys.map((Key) => ({ Get: { TableName: table, Key } })) }));
