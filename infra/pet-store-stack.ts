@@ -15,7 +15,7 @@ import { GradualDeployment } from './constructs/gradual-deployment.js';
 import { Monitoring } from './constructs/monitoring.js';
 import { PetStoreApi } from './constructs/pet-store-api.js';
 import { PetStoreTables } from './constructs/tables.js';
-import { UsageSweep } from './constructs/usage-sweep.js';
+import { UsageSweep } from './constructs/usage-sweep-schedule.js';
 import { WebAcl } from './constructs/web-acl.js';
 import { acknowledgeFindings } from './nag-suppressions.js';
 

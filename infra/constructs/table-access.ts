@@ -20,7 +20,7 @@ export const TABLE_ACTIONS: Readonly<Record<TableId, Partial<Record<Access, read
     read: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'],
     write: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
   },
-  // lib/idempotency/records.ts: PutItem claims a key, UpdateItem stores the answer, DeleteItem releases a failed
+  // lib/idempotency/persistence.ts: PutItem claims a key, UpdateItem stores the answer, DeleteItem releases a failed
   // request's key, GetItem reads a record the failed Put did not return.
   idempotency: {
     write: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem'],

@@ -10,7 +10,7 @@ import { PlanSchema } from '../../lib/plans.js';
 import { usagePlanFor } from '../../lib/usage-plans.js';
 import type { AuthOutcome } from './authorizer.js';
 import type { RateLayer, RateLayers } from './throttles.js';
-import { usagePlanOfKey } from './usage-plans.js';
+import { usagePlanOfKey } from './usage-plan-model.js';
 
 export interface LayerOptions {
   rateLayers?: RateLayers;

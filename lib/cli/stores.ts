@@ -6,13 +6,13 @@ import { categoryModeration } from '../categories/moderation.js';
 import { createDocumentClient } from '../dynamo/client.js';
 import { deprecatedCallStore } from '../rate-limit/deprecated-calls.js';
 import { dynamoRateLimiter } from '../rate-limit/dynamo-limiter.js';
+import { banLifter } from '../rate-limit/lift-ban.js';
 import { counterKeys } from '../rate-limit/shards.js';
-import { banLifter } from '../rate-limit/unban.js';
 import { STACK_NAMES, STAGES } from '../stacks.js';
 import { usageHistory } from '../usage/history.js';
 import { UsageError } from './args.js';
-import { awsGatewayKeys, type GatewayKeys, localGatewayKeys } from './gateway-keys.js';
 import type { Target } from './targets.js';
+import { awsGatewayKeys, type GatewayKeys, localGatewayKeys } from './usage-plan-keys.js';
 
 export function stores(target: Target) {
   const db = createDocumentClient(target.client);

@@ -12,7 +12,7 @@ import type { Result } from '../http/response.js';
 import type { Quota, Route } from '../routes.js';
 import { type IdempotentRequest, type IdempotentRunner, idempotencyKeyOf } from './key.js';
 import { IDEMPOTENCY_KEY_HEADER, REMEMBERED_SECONDS, REPLAYED_HEADER } from './names.js';
-import { idempotencyRecords, type StoredAnswer, StoredAnswerSchema } from './records.js';
+import { idempotencyRecords, type StoredAnswer, StoredAnswerSchema } from './persistence.js';
 import type { Remember } from './utility.mjs';
 
 /** Thrown from a run whose 5xx answer must not be remembered. */

@@ -13,7 +13,7 @@ import {
 import { BasePersistenceLayer, IdempotencyRecord } from '@aws-lambda-powertools/idempotency/persistence';
 import type { Context } from 'aws-lambda';
 import type { IdempotentRequest } from './key.js';
-import type { IdempotencyRecords, RecordItem, RecordWrite, StoredAnswer } from './records.js';
+import type { IdempotencyRecords, RecordItem, RecordWrite, StoredAnswer } from './persistence.js';
 
 const STATUSES = Object.values(IdempotencyRecordStatus);
 

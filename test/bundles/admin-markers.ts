@@ -13,7 +13,7 @@ export const ADMIN_MODULES = [
   'lib/auth/admin-change.ts',
   'lib/auth/customer-admin.ts',
   'lib/auth/key-admin.ts',
-  'lib/rate-limit/unban.ts',
+  'lib/rate-limit/lift-ban.ts',
 ];
 
 const EXPRESSION_LIKE = /[\s:#(=]/;

@@ -281,7 +281,7 @@ describe(`the synthesized bundles on Node.js ${NODE24_VERSION} against DynamoDB 
     expect(markers.filter((marker) => authorizer.includes(marker))).toEqual([]);
   });
 
-  it('no operation bundle carries an admin write (lib/auth/admin*.ts, the unban of lib/rate-limit/unban.ts)', () => {
+  it('no operation bundle carries an admin write (lib/auth/admin*.ts, the unban of lib/rate-limit/lift-ban.ts)', () => {
     const markers = adminMarkers();
     const operations = functions.filter((f) => f.name !== 'authorizer' && f.name !== 'usageSweep');
     expect(operations.length).toBe(ROUTES.length);

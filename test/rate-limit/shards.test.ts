@@ -12,6 +12,7 @@ import { nowMs, setClock } from '../../lib/clock.js';
 import { errorAnswer } from '../../lib/http/to-http-error.js';
 import { dayCountName, minuteCountName } from '../../lib/rate-limit/counter-item.js';
 import { dynamoRateLimiter } from '../../lib/rate-limit/dynamo-limiter.js';
+import { banLifter } from '../../lib/rate-limit/lift-ban.js';
 import type { Admission } from '../../lib/rate-limit/limiter.js';
 import { refusalCache } from '../../lib/rate-limit/refusal-cache.js';
 import {
@@ -24,7 +25,6 @@ import {
   shardKey,
   shardLimits,
 } from '../../lib/rate-limit/shards.js';
-import { banLifter } from '../../lib/rate-limit/unban.js';
 import { storedCounts } from '../support/counters.js';
 import { testDb } from '../support/customers.js';
 import { recordedClient } from '../support/dynamo-calls.js';
