@@ -26,10 +26,10 @@ describe('the API deployment', () => {
 
   it('keeps its logical id when nothing changes, so an unchanged stack does not redeploy the stage', () => {
     expect(deploymentId(ttl(60))).toBe(deploymentId(ttl(60)));
-  });
+  }, 60_000); // two synths of a stack: 8 s on a quiet machine, 43 s seen under load
 
   it('gets a new logical id when the authorizer cache TTL changes, so the new TTL reaches the stage', () => {
     expect(deploymentId(ttl(30))).not.toBe(deploymentId(ttl(60)));
     expect(deploymentId(ttl(0))).not.toBe(deploymentId(ttl(60)));
-  });
+  }, 60_000);
 });

@@ -137,9 +137,9 @@ describe('npm start, run through npm on ports of its own', () => {
     }
     expect(refused?.status, `statuses: ${statuses.join(' ')}; key from the CLI: ${made.stdout.slice(0, 20)}`).toBe(429);
 
-    await vi.waitFor(() => expect(requestLines(run.output()).some((l) => l.status === 429)).toBe(true));
-    const lines = requestLines(run.output());
-    const line = (answer: Response) => lines.find((l) => l.requestId === answer.headers.get('x-request-id'));
+    // A line is written once its answer is sent: wait for each answer's own line.
+    const line = (answer: Response) => requestLines(run.output()).find((l) => l.requestId === answer.headers.get('x-request-id'));
+    await vi.waitFor(() => expect([created, conflict, unknown, refused].every((answer) => answer && line(answer))).toBe(true));
     expect(line(created)).toMatchObject({ method: 'POST', path: '/v1/categories', status: 201, customerId: 'demo' });
     expect(line(conflict)).toMatchObject({ method: 'POST', path: '/v1/categories', status: 409, customerId: 'demo' });
     expect(line(unknown)).toMatchObject({ method: 'GET', path: '/v1/nothing-here', status: 404, customerId: null });
