@@ -60,11 +60,11 @@ export function routeHeaderNames(route: Route): string[] {
   return [...COMMON_HEADERS, ...routeOwnHeaderNames(route)];
 }
 
+export const gatewayHeaderNames = (status: number): string[] => [...GATEWAY_HEADERS, ...(status === 401 ? ['WWW-Authenticate'] : [])];
+
 /** A 401 and a status only the gateway answers come before a customer is known: no IETF fields, none of the route's. */
 export function statusHeaderNames(route: Route, status: number): string[] {
-  if (status === 401) return [...GATEWAY_HEADERS, 'WWW-Authenticate'];
-  if (onlyFromGateway(route, status)) return [...GATEWAY_HEADERS];
-  return routeHeaderNames(route);
+  return status === 401 || onlyFromGateway(route, status) ? gatewayHeaderNames(status) : routeHeaderNames(route);
 }
 
 /** The codes a replay can answer with: the operation's own 4xx, remembered with its success. */
