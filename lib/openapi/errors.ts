@@ -129,7 +129,7 @@ export function errorResponse(
   const explained = options.own
     ? [options.own.description]
     : codes.length === 1
-      ? [capitalised(ERROR_DOCS[first].description)]
+      ? [ERROR_DOCS[first].description.charAt(0).toUpperCase() + ERROR_DOCS[first].description.slice(1)]
       : codes.map((code) => `${code}: ${ERROR_DOCS[code].description}`);
   const advice = STATUS_ADVICE[status];
   // Required when every code of the status carries it; else with those that do (409 IDEMPOTENCY_IN_PROGRESS).
@@ -158,8 +158,4 @@ export function errorResponse(
       },
     },
   };
-}
-
-function capitalised(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
 }
