@@ -69,14 +69,10 @@ export function decideRequest(authorizations: readonly string[], stage: Stage, s
   return decide(authorizations[0], stage, store);
 }
 
-/** Every method of the stage: API Gateway caches one result per key and reuses it across operations. */
-export function stageWildcard(methodArn: string): string {
-  const [arnPrefix, stageName] = methodArn.split('/');
-  return `${arnPrefix}/${stageName}/*/*`;
-}
-
 export function toPolicy(decision: Decision, methodArn: string): APIGatewayAuthorizerResult {
-  const resource = stageWildcard(methodArn);
+  // Every method of the stage: API Gateway caches one result per key and reuses it across operations.
+  const [arnPrefix, stageName] = methodArn.split('/');
+  const resource = `${arnPrefix}/${stageName}/*/*`;
   if (decision.allow) {
     return {
       principalId: decision.context.customerId,

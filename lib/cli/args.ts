@@ -33,10 +33,8 @@ export function parsePlan(value: string | undefined): Plan {
   return plan.output;
 }
 
-const StageSchema = v.picklist(STAGES);
-
 export function parseStage(value: string | undefined): Stage {
-  const stage = v.safeParse(StageSchema, value ?? 'production');
+  const stage = v.safeParse(v.picklist(STAGES), value ?? 'production');
   if (!stage.success) throw new UsageError(`--stage must be production or staging, got ${quoted(value ?? '')}`);
   return stage.output;
 }

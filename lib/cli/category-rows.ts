@@ -14,9 +14,7 @@ const CategoryIdSchema = v.pipe(
   v.safeInteger('a category id is a whole number from 1, as GET /categories shows it'),
 );
 
-export function parseCategoryId(value: string | undefined): number {
-  return parseWith(CategoryIdSchema, value, 'category id');
-}
+export const parseCategoryId = (value: string | undefined): number => parseWith(CategoryIdSchema, value, 'category id');
 
 /** A name by the rules and with the messages of POST /categories: trimmed and NFC-normalised, as it will be stored. */
 export function parseCategoryName(value: string | undefined): string {

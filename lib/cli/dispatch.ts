@@ -86,12 +86,6 @@ const OPTIONS: NonNullable<ParseArgsConfig['options']> = {
 
 const GROUPS = new Set(COMMANDS.flatMap((c) => (c.name.includes(' ') ? [c.name.split(' ')[0]] : [])));
 
-export interface Dispatch {
-  command: Command;
-  invocation: Invocation<FlagKinds>;
-  aws: boolean;
-}
-
 /**
  * Read from parseArgs's tokens, not its values, which keep a flag given twice as its last value. Not `strict`, so
  * that refusals are in the CLI's words (parseArgs's advise `-- "-j"`, wrong under `npm run`).
@@ -121,7 +115,7 @@ function readOptions(tokens: ReturnType<typeof parseArgs>['tokens']): Map<string
   return given;
 }
 
-export function dispatch(argv: readonly string[]): Dispatch {
+export function dispatch(argv: readonly string[]): { command: Command; invocation: Invocation<FlagKinds>; aws: boolean } {
   const { tokens, positionals } = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: false, tokens: true });
   const values = readOptions(tokens);
   const [first, second] = positionals;

@@ -21,8 +21,8 @@ export interface Target {
   actor: string;
   /** The stage throttle in requests a second, and where that figure comes from. */
   throttle: { rateLimit: number; source: string } | { unknown: string };
-  /** With --aws: the stack, its account and region, and its usage plan ids by name. */
-  deployed?: { stack: string; account: string; region: string };
+  /** With --aws: the stack, its account, region and outputs, and its usage plan ids by name. */
+  deployed?: { stack: string; account: string; region: string; outputs: ReadonlyMap<string | undefined, string | undefined> };
   usagePlanIds?: Record<string, string> | { unknown: string };
   /** Requests one address may send in 60 s past the web ACL. */
   addressLimit: { perIp: number; source: string } | { unknown: string };
@@ -111,7 +111,7 @@ export async function resolveTarget(stage: Stage, aws: boolean, cdkJson: URL = C
     where: `stack ${stackName}`,
     actor: identity.arn,
     throttle: rate ? { rateLimit: rate.value, source: rate.source } : missing(THROTTLE_RATE_OUTPUT),
-    deployed: { stack: stackName, account: identity.account, region },
+    deployed: { stack: stackName, account: identity.account, region, outputs },
     usagePlanIds: usagePlanIdsOf(outputs.get(USAGE_PLAN_IDS_OUTPUT)) ?? missing(USAGE_PLAN_IDS_OUTPUT),
     addressLimit: perIp ? { perIp: perIp.value, source: perIp.source } : missing(ADDRESS_RATE_OUTPUT),
   };

@@ -48,35 +48,24 @@ export const GATEWAY_HEADERS = [
   'X-Content-Type-Options',
 ] as const;
 
-/** On every answer a customer's request gets: the IETF draft fields too, sent whenever a customer is known. */
-export const COMMON_HEADERS = [...GATEWAY_HEADERS, 'RateLimit-Policy', 'RateLimit'] as const;
-
 /** The route's own headers, on every answer of its operation and on none of the gateway's. */
 export function routeOwnHeaderNames(route: Route): string[] {
   return [...(route.stability !== 'stable' ? ['X-API-Stability'] : []), ...(route.deprecation ? ['Deprecation', 'Sunset', 'Link'] : [])];
 }
 
-export function routeHeaderNames(route: Route): string[] {
-  return [...COMMON_HEADERS, ...routeOwnHeaderNames(route)];
-}
-
-/** A 401 and a status only the gateway answers come before a customer is known: no IETF fields, none of the route's. */
-export function statusHeaderNames(route: Route, status: number): string[] {
-  if (status === 401) return [...GATEWAY_HEADERS, 'WWW-Authenticate'];
-  if (onlyFromGateway(route, status)) return [...GATEWAY_HEADERS];
-  return routeHeaderNames(route);
-}
-
-/** The codes a replay can answer with: the operation's own 4xx, remembered with its success. */
-export function replayableCodes(route: Route): ErrorCode[] {
-  return route.idempotent ? route.errors.filter((code) => ERROR_STATUS[code] < 500) : [];
-}
+export const gatewayHeaderNames = (status: number): string[] => [...GATEWAY_HEADERS, ...(status === 401 ? ['WWW-Authenticate'] : [])];
 
 /** The headers of the operation's answers with this status (and these codes), Idempotent-Replayed where a replay can. */
 export function answerHeaderNames(route: Route, status: number, codes: readonly ErrorCode[] = []): string[] {
-  const replayable = replayableCodes(route);
-  const replays = route.idempotent && (status === route.success?.status || codes.some((code) => replayable.includes(code)));
-  return [...statusHeaderNames(route, status), ...(replays ? [REPLAYED_HEADER] : [])];
+  // A 401 and a status only the gateway answers come before a customer is known: no IETF fields, none of the route's.
+  const names =
+    status === 401 || onlyFromGateway(route, status)
+      ? gatewayHeaderNames(status)
+      : [...GATEWAY_HEADERS, 'RateLimit-Policy', 'RateLimit', ...routeOwnHeaderNames(route)];
+  // A replay repeats the success, or one of the operation's own 4xx, remembered with it.
+  const replayable = (code: ErrorCode) => route.errors.includes(code) && ERROR_STATUS[code] < 500;
+  const replays = route.idempotent && (status === route.success?.status || codes.some(replayable));
+  return [...names, ...(replays ? [REPLAYED_HEADER] : [])];
 }
 
 export const RETRY_AFTER_CODES: ReadonlySet<ErrorCode> = new Set([

@@ -9,8 +9,8 @@ import type { Stage } from '../stacks.js';
 import {
   answerHeaderNames,
   GATEWAY_CODES,
-  GATEWAY_HEADERS,
   GATEWAY_STATUSES,
+  gatewayHeaderNames,
   onlyFromGateway,
   routeErrorCodes,
   routeOwnHeaderNames,
@@ -154,8 +154,8 @@ function gatewayResponses(paths: Record<string, Record<string, Json>>): Record<s
   for (const status of [...GATEWAY_STATUSES].sort((a, b) => a - b)) {
     const name = gatewayAnswer(status);
     if (!used.has(name)) continue;
-    const headers = status === 401 ? [...GATEWAY_HEADERS, 'WWW-Authenticate'] : GATEWAY_HEADERS;
     const codes = GATEWAY_CODES.filter((code) => ERROR_STATUS[code] === status);
+    const headers = gatewayHeaderNames(status);
     components[name] = errorResponse(status, codes, headers, { own: GATEWAY_ANSWER_DOCS[status], note: gatewayTypesNote(status) });
   }
   return components;

@@ -129,33 +129,25 @@ export function errorResponse(
   const explained = options.own
     ? [options.own.description]
     : codes.length === 1
-      ? [capitalised(ERROR_DOCS[first].description)]
+      ? [ERROR_DOCS[first].description.charAt(0).toUpperCase() + ERROR_DOCS[first].description.slice(1)]
       : codes.map((code) => `${code}: ${ERROR_DOCS[code].description}`);
   const advice = STATUS_ADVICE[status];
   // Required when every code of the status carries it; else with those that do (409 IDEMPOTENCY_IN_PROGRESS).
   const withRetry = codes.filter((code) => RETRY_AFTER_CODES.has(code));
+  const sometimes = (name: string, when: (description?: string) => string) => ({
+    [name]: { ...HEADERS[name], required: false, description: when(HEADERS[name]?.description) },
+  });
   const retry =
     withRetry.length === 0
       ? {}
       : withRetry.length === codes.length
         ? headerRefs(['Retry-After'])
-        : {
-            'Retry-After': {
-              ...HEADERS['Retry-After'],
-              required: false,
-              description: `With ${withRetry.join(', ')}: ${HEADERS['Retry-After']?.description}`,
-            },
-          };
+        : sometimes('Retry-After', (description) => `With ${withRetry.join(', ')}: ${description}`);
   const notAlways = options.notAlways ?? [];
-  const sometimes = Object.fromEntries(
-    notAlways.map((name) => [
-      name,
-      { ...HEADERS[name], required: false, description: `${HEADERS[name]?.description} ${NOT_FROM_GATEWAY}` },
-    ]),
-  );
+  const notFromGateway = notAlways.map((name) => sometimes(name, (description) => `${description} ${NOT_FROM_GATEWAY}`));
   return {
     description: [...explained, ...(options.note ? [options.note] : []), ...(advice ? [advice] : [])].join(' '),
-    headers: { ...headerRefs(headers.filter((name) => !notAlways.includes(name))), ...sometimes, ...retry },
+    headers: { ...headerRefs(headers.filter((name) => !notAlways.includes(name))), ...Object.assign({}, ...notFromGateway), ...retry },
     content: {
       'application/json': {
         schema: {
@@ -166,8 +158,4 @@ export function errorResponse(
       },
     },
   };
-}
-
-function capitalised(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
 }

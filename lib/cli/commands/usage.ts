@@ -48,15 +48,11 @@ export const usage = defineCommand({
   },
 });
 
-function createdDay(createdAt: string): number | undefined {
-  const ms = Date.parse(createdAt);
-  return Number.isNaN(ms) ? undefined : dayStartOf(Math.floor(ms / 1000));
-}
-
 function customerDays(customerId: string, range: { first: number; sinceCreated: boolean }, last: number, stage: string): Action {
   return async ({ auth, counters, deprecatedCalls: calls, usage: history }) => {
     const customer = await existingCustomer(auth, customerId, stage);
-    const created = range.sinceCreated ? createdDay(customer.createdAt) : undefined;
+    const createdMs = Date.parse(customer.createdAt);
+    const created = range.sinceCreated && !Number.isNaN(createdMs) ? dayStartOf(Math.floor(createdMs / 1000)) : undefined;
     // A customer created after --to has no day in the range: no rows, from its first day.
     const first = created === undefined ? range.first : Math.max(range.first, created);
     const limits = limitsOf(customer);
@@ -117,14 +113,7 @@ function monthReport(
       customers.map((c) => c.customerId),
       month,
     );
-    const rows = totals.map((t, i) => ({
-      month,
-      customerId: t.customerId,
-      plan: customers[i]?.plan ?? '',
-      admitted: t.admitted,
-      refused: t.refused,
-      activeDays: t.activeDays,
-    }));
+    const rows = totals.map(({ customerId, ...counts }, i) => ({ month, customerId, plan: customers[i]?.plan ?? '', ...counts }));
     const total = { admitted: rows.reduce((s, r) => s + r.admitted, 0), refused: rows.reduce((s, r) => s + r.refused, 0) };
     const complete = range.last < today;
     const columns = ['month', 'customerId', 'plan', 'admitted', 'refused', 'activeDays'] as const;

@@ -30,7 +30,7 @@ export const verify = defineCommand({
       const stop = () => interrupt.abort();
       process.once('SIGINT', stop);
       try {
-        return report(await verifyStage(stores, stage, await baseUrlOf(given, stage, target), interrupt.signal));
+        return report(await verifyStage(stores, stage, baseUrlOf(given, stage, target), interrupt.signal));
       } finally {
         process.off('SIGINT', stop);
       }

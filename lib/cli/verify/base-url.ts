@@ -1,5 +1,4 @@
 /** Where `verify` sends its requests: `--url`, else the stack's ApiUrl output with --aws, else the stage's local gateway. */
-import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { localConfig } from '../../config.js';
 import { API_STAGE_NAME, API_URL_OUTPUT, type Stage } from '../../stacks.js';
 import { UsageError } from '../args.js';
@@ -31,21 +30,13 @@ export function parseBaseUrl(value: string | undefined): string | undefined {
   return url.href.replace(/\/+$/, '');
 }
 
-async function stackApiUrl(stack: string): Promise<string> {
-  const cloudFormation = new CloudFormationClient({});
-  try {
-    const { Stacks } = await cloudFormation.send(new DescribeStacksCommand({ StackName: stack }));
-    const url = Stacks?.[0]?.Outputs?.find((o) => o.OutputKey === API_URL_OUTPUT)?.OutputValue;
-    if (!url) throw new Error(`stack ${stack} has no output ${API_URL_OUTPUT}: is it deployed with this version?`);
-    return url.replace(/\/+$/, '');
-  } finally {
-    cloudFormation.destroy();
-  }
-}
-
-export function baseUrlOf(given: string | undefined, stage: Stage, target: Target): Promise<string> | string {
+export function baseUrlOf(given: string | undefined, stage: Stage, { deployed }: Target): string {
   if (given) return given;
-  if (target.deployed) return stackApiUrl(target.deployed.stack);
+  if (deployed) {
+    const url = deployed.outputs.get(API_URL_OUTPUT);
+    if (!url) throw new Error(`stack ${deployed.stack} has no output ${API_URL_OUTPUT}: is it deployed with this version?`);
+    return url.replace(/\/+$/, '');
+  }
   // Read only now, after the arguments are checked: a bad variable must not hide a usage error.
   const { PORT, STAGING_PORT } = localConfig();
   return `http://127.0.0.1:${stage === 'production' ? PORT : STAGING_PORT}/${API_STAGE_NAME}`;

@@ -32,14 +32,8 @@ function admittedHeaderProblems(answer: Answer, limits: Limits): string[] {
     problems.push(`X-RateLimit-Remaining is ${remaining} after a request counted`);
   if (reset !== undefined && (reset === 0 || reset % 60 !== 0)) problems.push(`X-RateLimit-Reset is ${reset}, not the end of a UTC minute`);
   const policy = answer.headers.get('RateLimit-Policy') ?? '';
-  const minuteQuota = windowField(policy, 'minute', 'q');
-  const dayQuota = windowField(policy, 'day', 'q');
-  if (
-    minuteQuota !== limits.perMinute ||
-    dayQuota !== limits.perDay ||
-    windowField(policy, 'minute', 'w') !== 60 ||
-    windowField(policy, 'day', 'w') !== 86_400
-  ) {
+  const policyFields = ['minute', 'day'].flatMap((window) => [windowField(policy, window, 'q'), windowField(policy, window, 'w')]);
+  if (policyFields.join() !== [limits.perMinute, 60, limits.perDay, 86_400].join()) {
     problems.push(
       `${shown(answer.headers, 'RateLimit-Policy')}, expected "minute";q=${limits.perMinute};w=60, "day";q=${limits.perDay};w=86400`,
     );

@@ -22,22 +22,19 @@ function challengeProblems(answer: Answer, keySent: boolean): string[] {
   return [`${shown(answer.headers, 'WWW-Authenticate')}, expected ${expected}`];
 }
 
-export const missingKey: Check = {
-  name: '401 without a key',
-  async run({ send }) {
-    const answer = await send('/categories');
-    return { problems: [...errorProblems(answer, 401, 'UNAUTHORIZED'), ...challengeProblems(answer, false)] };
-  },
-};
+/** Without a key; or with one well-formed and of this stage, so it passes the checksum and is refused for what it is. */
+function refusedKey(name: string, keySent: boolean): Check {
+  return {
+    name,
+    async run({ send, stage }) {
+      const answer = await send('/categories', keySent ? { key: generateKey(stage) } : {});
+      return { problems: [...errorProblems(answer, 401, 'UNAUTHORIZED'), ...challengeProblems(answer, keySent)] };
+    },
+  };
+}
 
-export const badKey: Check = {
-  name: '401 with a bad key',
-  async run({ send, stage }) {
-    // Well-formed and of this stage, so it passes the checksum and is refused for what it is: a key nobody issued.
-    const answer = await send('/categories', { key: generateKey(stage) });
-    return { problems: [...errorProblems(answer, 401, 'UNAUTHORIZED'), ...challengeProblems(answer, true)] };
-  },
-};
+export const missingKey = refusedKey('401 without a key', false);
+export const badKey = refusedKey('401 with a bad key', true);
 
 /** The Category a 201 holds, noted among the run's categories (once) for the clean-up; undefined when it holds none. */
 function remember(answer: Answer, context: VerifyContext): { id: number; name: string } | undefined {

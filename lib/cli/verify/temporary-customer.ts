@@ -21,11 +21,7 @@ const KEY_NAME = 'petstore verify';
 const SUSPEND_REASON = 'temporary customer of petstore verify';
 
 export function runName(now: Date): string {
-  const stamp = now
-    .toISOString()
-    .replace(/[-:]/g, '')
-    .replace(/\.\d+Z$/, 'Z');
-  return `verify-${stamp}-${randomBytes(3).toString('hex')}`;
+  return `verify-${now.toISOString().replace(/[-:]|\.\d+/g, '')}-${randomBytes(3).toString('hex')}`;
 }
 
 /** Creates the customer (never one that exists) and its key, each with its audit record in the same transaction. */
