@@ -9,6 +9,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import * as v from 'valibot';
 import { type RetryPolicy, retrying } from '../dynamo/backoff.js';
 import { dayCountName, dayRefusalName, retainUntil } from '../usage/day-counts.js';
+import { MEMORY_MAX } from './limiter.js';
 import { MINUTE } from './windows.js';
 
 // The day counts' names and the item's TTL are the usage history's; the admission writes `d…`, the ban's count `x…`.
@@ -126,8 +127,6 @@ export function retryingConflicts<T>(write: () => Promise<T>): Promise<T> {
   return retrying(write, WHILE_A_MOVE_HOLDS_THE_ITEM);
 }
 
-/** Items remembered at most: a burst of customers clears the memory rather than growing it without end. */
-const ITEMS_MAX = 10_000;
 /** Names one write removes at most; more are left for the next write. */
 const REMOVALS_MAX = 16;
 
@@ -143,7 +142,7 @@ export function staleNameMemory(retentionDays: number) {
         stale.delete(key);
         return;
       }
-      if (stale.size >= ITEMS_MAX) stale.clear();
+      if (stale.size >= MEMORY_MAX) stale.clear();
       stale.set(key, names.slice(0, REMOVALS_MAX));
     },
 
