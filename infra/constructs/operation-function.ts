@@ -15,7 +15,6 @@ import { ApiFunction, type FunctionConcurrencyProps, type FunctionLogProps, PROJ
 /** The module an idempotent route's function loads from a file of its own (api-function.ts, separate modules). */
 export const IDEMPOTENCY_UTILITY = path.join(PROJECT_ROOT, 'lib/idempotency/utility.mts');
 
-/** The stage's settings the operations read. */
 export type OperationSettings = Pick<
   StageSettings,
   'banSeconds' | 'usageRetentionDays' | 'categoryAllowance' | 'petsDeprecatedAt' | 'petsSunsetAt' | 'docsUrl'
