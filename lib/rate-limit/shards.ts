@@ -17,7 +17,6 @@ export const PARTITION_WRITE_UNITS_PER_SECOND = 1_000;
 export const ADMISSION_SHARE = 0.5;
 export const ITEM_CAPACITY_PER_MINUTE = PARTITION_WRITE_UNITS_PER_SECOND * ADMISSION_SHARE * 60;
 export const MAX_SHARDS = 20;
-/** The largest per-minute limit the design delivers. */
 export const PER_MINUTE_MAX = ITEM_CAPACITY_PER_MINUTE * MAX_SHARDS;
 
 export function shardCount(limits: Limits, itemCapacityPerMinute = ITEM_CAPACITY_PER_MINUTE): number {

@@ -73,7 +73,6 @@ const WHILE_ITEMS_ARE_WRITTEN: RetryPolicy = {
  * 429 RATE_LIMIT_EXCEEDED ones, counted with the ban's batches (refusal-cache.ts); those during a ban are not counted.
  */
 export function usageHistory(db: DynamoDBDocumentClient, table: string, options: UsageHistoryOptions) {
-  /** A customer's counter items, each with its owner noted in `owners`. */
   function counterItems(customerId: string, owners: Map<string, string>): Record<string, string>[] {
     return options.counterKeys(customerId).map((key) => {
       owners.set(key, customerId);
