@@ -28,7 +28,7 @@ const quoted = (arg: string) => `'${arg.replaceAll("'", `'\\''`)}'`;
 
 /** The shell command, run after the function's own bundle is built, that bundles `module` into `outputDir`. */
 export function separateModuleCommand(module: string, outputDir: string, options: BundleOptions): string {
-  return [
+  const args = [
     // The project's esbuild, as NodejsFunction runs it for the function's own bundle.
     'npx',
     '--no-install',
@@ -44,7 +44,6 @@ export function separateModuleCommand(module: string, outputDir: string, options
     '--log-level=warning',
     ...options.externals.map((name) => `--external:${name}`),
     ...Object.entries(options.aliases).map(([name, file]) => `--alias:${name}=${file}`),
-  ]
-    .map(quoted)
-    .join(' ');
+  ];
+  return args.map(quoted).join(' ');
 }
