@@ -147,9 +147,8 @@ export class PetStoreApi extends Construct {
     this.usagePlans = usagePlans;
 
     // The stage moves to a new deployment only once every invoke permission exists: until then API Gateway answers 500.
-    for (const permission of this.node.findAll().filter((child) => child instanceof CfnPermission)) {
+    for (const permission of this.node.findAll().filter((child) => child instanceof CfnPermission))
       this.api.latestDeployment?.node.addDependency(permission);
-    }
 
     if (props.customDomain) {
       this.domain = new CustomDomain(this, 'Domain', { ...props.customDomain, api: this.api });

@@ -9,9 +9,8 @@ export const SEPARATE_MODULE_EXTENSION = '.mts';
 
 /** A separate module's file in the asset, as the function's code imports it: `./<name>.mjs`. */
 export function separateModuleFile(module: string): string {
-  if (path.extname(module) !== SEPARATE_MODULE_EXTENSION) {
+  if (path.extname(module) !== SEPARATE_MODULE_EXTENSION)
     throw new Error(`${module}: a separate module is an ${SEPARATE_MODULE_EXTENSION} file`);
-  }
   return `./${path.basename(module, SEPARATE_MODULE_EXTENSION)}.mjs`;
 }
 

@@ -28,9 +28,8 @@ export function checkJava(): void {
     );
   }
   const major = Number(/version "(\d+)/.exec(result.stderr)?.[1] ?? '0');
-  if (major > 0 && major < 17) {
+  if (major > 0 && major < 17)
     throw new JavaMissingError(`Java ${major} was found but DynamoDB Local needs Java 17 or newer, or set DYNAMODB_ENDPOINT.`);
-  }
 }
 
 export async function freePort(): Promise<number> {

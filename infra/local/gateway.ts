@@ -103,9 +103,8 @@ export async function handleRequest(
   const match = underStage ? matchRoute(req.method ?? 'GET', resourcePath) : undefined;
   const body = await readBody(req);
   // WAF evaluates a request before API Gateway routes it.
-  if ((options.webAcl ?? true) && refusedByWebAcl(body === 'too-large' ? undefined : body.length)) {
+  if ((options.webAcl ?? true) && refusedByWebAcl(body === 'too-large' ? undefined : body.length))
     return sendGatewayResponse(res, 'WAF_FILTERED', requestId);
-  }
   const wafRule = webAclRefusal(options, sourceAddress(req.socket.remoteAddress), req.headers.authorization);
   if (wafRule) return sendWebAclResponse(res, wafRule);
   if (!match) return sendGatewayResponse(res, 'MISSING_AUTHENTICATION_TOKEN', requestId);

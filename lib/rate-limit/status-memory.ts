@@ -77,9 +77,8 @@ export function statusMemory(store: CounterStore, options: StatusMemoryOptions =
     const key = limitsKey(customerId, limits);
     const entry = known.get(key);
     if (entry?.reading) await entry.reading.catch(() => undefined);
-    if (entry?.windows && fresh(entry, nowMs)) {
+    if (entry?.windows && fresh(entry, nowMs))
       return { windows: movedOnViews(entry.windows, limits, Math.floor(nowMs / 1000)), banUntil: null };
-    }
     return read(key, customerId, limits, nowMs);
   }
 
