@@ -68,8 +68,9 @@ export function categoryModeration(db: DynamoDBDocumentClient, table: string) {
   async function holders(keys: readonly ItemKey[]): Promise<Map<string, number>> {
     const unique = [...new Map(keys.map((key) => [key.pk, key])).values()];
     const found = new Map<string, number>();
-    for (let at = 0; at < unique.length; at += 100)
+    for (let at = 0; at < unique.length; at += 100) {
       for (const item of await getItems(db, table, unique.slice(at, at + 100))) found.set(String(item.pk), Number(item.categoryId));
+    }
     return found;
   }
 
