@@ -67,9 +67,7 @@ export function categoryStore(db: DynamoDBDocumentClient, table: string, options
   function prepare(): void {
     if (lastKnown !== undefined) return;
     learnCounter().then(
-      (counter) => {
-        lastKnown ??= counter;
-      },
+      (counter) => (lastKnown ??= counter),
       () => undefined,
     );
   }

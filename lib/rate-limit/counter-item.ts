@@ -108,7 +108,6 @@ export function numberAttribute(attributes: Record<string, unknown> | undefined,
   return value;
 }
 
-/** True while no ban runs at :now. */
 export const NO_BAN = '(attribute_not_exists(banUntil) OR banUntil <= :now)';
 
 export function isConditionFailure(error: unknown): error is ConditionalCheckFailedException {

@@ -54,7 +54,6 @@ function collect(items: Record<string, unknown>[], owners: ReadonlyMap<string, s
 
 /** TransactGetItems takes at most 100 items. */
 const TRANSACTION_ITEMS = 100;
-/** Reads of a month's report under way at once. */
 const PARALLEL_READS = 8;
 /**
  * TransactGetItems is cancelled while any of its items is being written, as a busy customer's are: an operator's
