@@ -16,6 +16,7 @@ import {
   refusalCountName,
   retainUntil,
   retryingConflicts,
+  runningBan,
   UNBANNED_AT_NAME,
 } from './counter-item.js';
 import type { RefusalCount } from './limiter.js';
@@ -111,7 +112,7 @@ export function refusals(db: DynamoDBDocumentClient, table: string, options: Ban
       const item = counterItem(Attributes);
       const total = numberAttribute(Attributes, refusalCountName(minuteStart));
       const threshold = banThreshold(limits);
-      const running = item?.banUntil !== undefined && item.banUntil > now ? item.banUntil : undefined;
+      const running = runningBan(item, now);
       const crossed = total >= threshold && total - count < threshold;
       return { count: total, banUntil: running ?? (crossed ? await ban(customerId, shards, now) : undefined), ...unbannedAt(item) };
     } catch (error) {
@@ -129,8 +130,7 @@ export function refusals(db: DynamoDBDocumentClient, table: string, options: Ban
         ),
       );
       const old = itemOnFailure(error);
-      const banUntil = old?.banUntil !== undefined && old.banUntil > now ? old.banUntil : undefined;
-      return { count: old?.[refusalCountName(minuteStart)] ?? 0, banUntil, ...unbannedAt(old) };
+      return { count: old?.[refusalCountName(minuteStart)] ?? 0, banUntil: runningBan(old, now), ...unbannedAt(old) };
     }
   }
 

@@ -53,13 +53,16 @@ export interface ItemCounts {
   banUntil: number | undefined;
 }
 
+/** The end of the item's ban if it still runs at `nowSeconds`. */
+export const runningBan = (item: CounterItem | undefined, nowSeconds: number) =>
+  item?.banUntil !== undefined && item.banUntil > nowSeconds ? item.banUntil : undefined;
+
 export function countsOf(item: CounterItem | undefined, minuteStart: number, dayStart: number, nowSeconds: number): ItemCounts {
-  const banUntil = item?.banUntil;
   return {
     minuteCount: item?.[minuteCountName(minuteStart)] ?? 0,
     dayCount: item?.[dayCountName(dayStart)] ?? 0,
     refusals: item?.[refusalCountName(minuteStart)] ?? 0,
-    banUntil: banUntil !== undefined && banUntil > nowSeconds ? banUntil : undefined,
+    banUntil: runningBan(item, nowSeconds),
   };
 }
 

@@ -134,9 +134,7 @@ export function usageHistory(db: DynamoDBDocumentClient, table: string, options:
       const perCustomer = customerIds.map((id) => [...counterItems(id, owners), historyKey(id, month)]);
       const totals = collect(await read(grouped(perCustomer)), owners);
       return customerIds.map((customerId) => {
-        const inMonth = [...(totals.get(customerId) ?? new Map<number, DayTotals>())].filter(
-          ([day]) => day >= range.first && day <= range.last,
-        );
+        const inMonth = [...(totals.get(customerId) ?? [])].filter(([day]) => day >= range.first && day <= range.last);
         return {
           customerId,
           admitted: inMonth.reduce((sum, [, t]) => sum + t.admitted, 0),
