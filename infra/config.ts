@@ -147,9 +147,8 @@ function objectsByStage(context: Context): Record<Stage, Record<string, unknown>
 export function stageSettings(stage: Stage, context: Context): StageSettings {
   const fromJson = objectsByStage(context)[stage];
   const fromOptions = overridesByStage(context)[stage];
-  for (const [key, why] of Object.entries(RETIRED_SETTINGS)) {
+  for (const [key, why] of Object.entries(RETIRED_SETTINGS))
     if (key in fromJson || key in fromOptions) throw new Error(`Invalid CDK context for ${stage}: ${why}`);
-  }
   // A misspelled key would otherwise be dropped by the schema, and its default deployed without a word.
   const unknown = (key: string, named: string) =>
     SETTING_KEYS.includes(key) ? [] : [`unknown setting ${named}${didYouMean(key, SETTING_KEYS)}`];

@@ -111,12 +111,11 @@ export class PetStoreStack extends Stack {
     });
 
     new CfnOutput(this, API_URL_OUTPUT, { value: this.api.url, description: 'Base URL of the API; ends in /v1' });
-    for (const spec of TABLES) {
+    for (const spec of TABLES)
       new CfnOutput(this, TABLE_OUTPUT_KEYS[spec.id], {
         value: this.tables.tables[spec.id].tableName,
         description: `Name of the ${spec.id} table (${spec.envVar}); read by the admin CLI's --aws mode`,
       });
-    }
     new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.topic.topicArn, description: 'SNS topic the alarms notify' });
     new CfnOutput(this, THROTTLE_RATE_OUTPUT, {
       value: String(settings.throttleRateLimit),
@@ -131,12 +130,11 @@ export class PetStoreStack extends Stack {
       value: String(settings.wafRateLimitPerIp),
       description: "Requests one address may send in 60 s (the web ACL's address-rate rule); the admin CLI warns when it sells more",
     });
-    if (this.api.domain) {
+    if (this.api.domain)
       new CfnOutput(this, 'CustomDomainTarget', {
         value: this.api.domain.domainNameAliasDomainName,
         description: `Point a CNAME or alias record for ${domainName} here`,
       });
-    }
 
     acknowledgeFindings(this);
   }

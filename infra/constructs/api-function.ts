@@ -41,18 +41,13 @@ export const BUILTIN_ALIASES: Readonly<Record<string, string>> = Object.fromEntr
   }),
 );
 
-/** Where a function's log lines go and how long they stay: the same for every function of a stage. */
 export interface FunctionLogProps {
   readonly logRetention: RetentionDays;
   readonly logRemovalPolicy: RemovalPolicy;
 }
 
-/** What every function of a stage is given of the account's concurrency: the same for every function of a stage. */
 export interface FunctionConcurrencyProps {
-  /**
-   * Concurrent executions reserved for (and capping) the function, out of the account's regional pool, of which AWS
-   * keeps 100 unreserved. @default - none: the account's unreserved pool
-   */
+  /** Concurrent executions reserved for (and capping) the function; AWS keeps 100 of the account's pool unreserved. */
   readonly reservedConcurrency?: number;
 }
 
@@ -99,7 +94,6 @@ export const UNUSED_SDK_MODULES = ['@smithy/core/event-streams'] as const;
 
 export const BUNDLE_EXTERNALS: readonly string[] = [...LAZY_CREDENTIAL_PROVIDERS, ...UNUSED_SDK_MODULES];
 
-/** Where esbuild looks for a package's entry: its ESM build first. */
 const MAIN_FIELDS = ['module', 'main'] as const;
 
 export class ApiFunction extends NodejsFunction {

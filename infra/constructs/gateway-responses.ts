@@ -9,7 +9,7 @@ export const AUTHORIZER_MESSAGE_TYPES: ReadonlySet<string> = new Set(['ACCESS_DE
 
 /** Adds one gateway response per entry; `MISSING_AUTHENTICATION_TOKEN` gets the id `ResponseMissingAuthenticationToken`. */
 export function addGatewayResponses(api: RestApi, responses: Readonly<Record<string, GatewayResponseSpec>> = GATEWAY_RESPONSES): void {
-  for (const [type, spec] of Object.entries(responses)) {
+  for (const [type, spec] of Object.entries(responses))
     api.addGatewayResponse(`Response${constructIdOf(type.toLowerCase().replaceAll('_', '-'))}`, {
       type: ResponseType.of(type),
       // A fallback keeps API Gateway's status: one of its own would become the status of every type not customised.
@@ -17,7 +17,6 @@ export function addGatewayResponses(api: RestApi, responses: Readonly<Record<str
       responseHeaders: gatewayResponseHeaders(spec),
       templates: { 'application/json': gatewayResponseTemplate(spec, AUTHORIZER_MESSAGE_TYPES.has(type)) },
     });
-  }
 }
 
 /** Header values of a gateway response are mapping expressions: static strings in single quotes. */

@@ -15,7 +15,6 @@ import { ApiFunction, type FunctionConcurrencyProps, type FunctionLogProps, PROJ
 /** The module an idempotent route's function loads from a file of its own (api-function.ts, separate modules). */
 export const IDEMPOTENCY_UTILITY = path.join(PROJECT_ROOT, 'lib/idempotency/utility.mts');
 
-/** The stage's settings the operations read. */
 export type OperationSettings = Pick<
   StageSettings,
   'banSeconds' | 'usageRetentionDays' | 'categoryAllowance' | 'petsDeprecatedAt' | 'petsSunsetAt' | 'docsUrl'
@@ -71,9 +70,8 @@ export class OperationFunction extends ApiFunction {
       .addMethod(route.method, new LambdaIntegration(this.live, { allowTestInvoke: false }), { operationName: route.operationId });
     // CDK's permission names the stage by reference, so it would be created after the stage serves the method; the
     // stage's literal name depends on the API alone, and PetStoreApi makes the deployment wait for the permission.
-    for (const permission of method.node.children.filter((child) => child instanceof CfnPermission)) {
+    for (const permission of method.node.children.filter((child) => child instanceof CfnPermission))
       permission.sourceArn = api.arnForExecuteApi(route.method, route.path.replace(/\{[^}]*\}/g, '*'), API_STAGE_NAME);
-    }
     return method;
   }
 }

@@ -136,20 +136,18 @@ export class PetStoreApi extends Construct {
     // A throttle per customer, applied before the stage's ("How throttling limit settings are applied in API Gateway").
     // No quota: the day's count is exact in DynamoDB, and AWS applies quotas on a best-effort basis.
     const usagePlans: Record<string, UsagePlan> = {};
-    for (const plan of USAGE_PLANS) {
+    for (const plan of USAGE_PLANS)
       usagePlans[plan.name] = this.api.addUsagePlan(`UsagePlan${constructIdOf(plan.name)}`, {
         name: `petstore-${stage}-${plan.name}`,
         description: `Pet Store ${stage}: the gateway's throttle for customers of ${plan.perMinute} requests a minute or less`,
         throttle: { rateLimit: plan.rateLimit, burstLimit: plan.burstLimit },
         apiStages: [{ api: this.api, stage: this.api.deploymentStage }],
       });
-    }
     this.usagePlans = usagePlans;
 
     // The stage moves to a new deployment only once every invoke permission exists: until then API Gateway answers 500.
-    for (const permission of this.node.findAll().filter((child) => child instanceof CfnPermission)) {
+    for (const permission of this.node.findAll().filter((child) => child instanceof CfnPermission))
       this.api.latestDeployment?.node.addDependency(permission);
-    }
 
     if (props.customDomain) {
       this.domain = new CustomDomain(this, 'Domain', { ...props.customDomain, api: this.api });

@@ -9,9 +9,8 @@ export const SEPARATE_MODULE_EXTENSION = '.mts';
 
 /** A separate module's file in the asset, as the function's code imports it: `./<name>.mjs`. */
 export function separateModuleFile(module: string): string {
-  if (path.extname(module) !== SEPARATE_MODULE_EXTENSION) {
+  if (path.extname(module) !== SEPARATE_MODULE_EXTENSION)
     throw new Error(`${module}: a separate module is an ${SEPARATE_MODULE_EXTENSION} file`);
-  }
   return `./${path.basename(module, SEPARATE_MODULE_EXTENSION)}.mjs`;
 }
 
@@ -28,7 +27,7 @@ const quoted = (arg: string) => `'${arg.replaceAll("'", `'\\''`)}'`;
 
 /** The shell command, run after the function's own bundle is built, that bundles `module` into `outputDir`. */
 export function separateModuleCommand(module: string, outputDir: string, options: BundleOptions): string {
-  return [
+  const args = [
     // The project's esbuild, as NodejsFunction runs it for the function's own bundle.
     'npx',
     '--no-install',
@@ -44,7 +43,6 @@ export function separateModuleCommand(module: string, outputDir: string, options
     '--log-level=warning',
     ...options.externals.map((name) => `--external:${name}`),
     ...Object.entries(options.aliases).map(([name, file]) => `--alias:${name}=${file}`),
-  ]
-    .map(quoted)
-    .join(' ');
+  ];
+  return args.map(quoted).join(' ');
 }

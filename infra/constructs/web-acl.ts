@@ -31,11 +31,10 @@ export interface WebAclProps {
 export class WebAcl extends Construct {
   constructor(scope: Construct, id: string, props: WebAclProps) {
     super(scope, id);
-    if (WAF_BODY_INSPECTION.bytes !== MAX_BODY_BYTES) {
+    if (WAF_BODY_INSPECTION.bytes !== MAX_BODY_BYTES)
       throw new Error(
         `WAF inspects ${WAF_BODY_INSPECTION.bytes} bytes of a body, the contract allows ${MAX_BODY_BYTES}: the body rule relies on them being equal`,
       );
-    }
     const keyless = WEB_ACL_RESPONSES.KEYLESS_RATE;
     const perAddress = WEB_ACL_RESPONSES.ADDRESS_RATE;
     const allowed = this.allowList(props);

@@ -95,12 +95,8 @@ const resourcePatterns = new Map<string, RegExp>();
 function resourceMatches(pattern: string, arn: string): boolean {
   let regex = resourcePatterns.get(pattern);
   if (!regex) {
-    regex = new RegExp(
-      `^${pattern
-        .split('*')
-        .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-        .join('.*')}$`,
-    );
+    const literals = pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'));
+    regex = new RegExp(`^${literals.join('.*')}$`);
     if (resourcePatterns.size >= 10_000) resourcePatterns.clear();
     resourcePatterns.set(pattern, regex);
   }

@@ -15,8 +15,7 @@ export async function issueDemoKey(client: DynamoDBClient, stage: Stage): Promis
   if (!demo) await store.setPlan(DEMO_CUSTOMER, 'pro');
   // A demo customer kept in .data/ from before usage plans gets its gateway key, as the upgrade gives every customer.
   else if (!demo.gatewayKey) await store.assignGatewayKey(demo, undefined);
-  for (const key of await store.listKeys(DEMO_CUSTOMER)) {
+  for (const key of await store.listKeys(DEMO_CUSTOMER))
     if (key.name === DEMO_KEY_NAME && key.status === 'active') await store.revokeKey(key.keyId);
-  }
   return (await store.createKey(DEMO_CUSTOMER, stage, DEMO_KEY_NAME)).apiKey;
 }

@@ -98,8 +98,7 @@ export function docsRoutes(): Record<string, ExtraRoute> {
     [`${DOCS_PATH}/`]: page,
     [OPENAPI_PATH]: servedDocument(),
   };
-  for (const [path, { file, type }] of Object.entries(ASSETS)) {
+  for (const [path, { file, type }] of Object.entries(ASSETS))
     routes[path] = send(readFileSync(join(swaggerUiDir, file)), type, 'public, max-age=3600');
-  }
   return routes;
 }

@@ -22,15 +22,13 @@ export class JavaMissingError extends Error {}
 
 export function checkJava(): void {
   const result = spawnSync('java', ['-version'], { encoding: 'utf8' });
-  if (result.error || result.status !== 0) {
+  if (result.error || result.status !== 0)
     throw new JavaMissingError(
       'Java 17 or newer is required to run DynamoDB Local (install e.g. openjdk-17-jdk-headless), or set DYNAMODB_ENDPOINT to an existing DynamoDB endpoint.',
     );
-  }
   const major = Number(/version "(\d+)/.exec(result.stderr)?.[1] ?? '0');
-  if (major > 0 && major < 17) {
+  if (major > 0 && major < 17)
     throw new JavaMissingError(`Java ${major} was found but DynamoDB Local needs Java 17 or newer, or set DYNAMODB_ENDPOINT.`);
-  }
 }
 
 export async function freePort(): Promise<number> {

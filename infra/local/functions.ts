@@ -14,11 +14,9 @@ const loaded = new Map<string, Promise<LambdaHandler>>();
 const queues = new Map<string, Promise<unknown>>();
 
 function load(route: Route): Promise<LambdaHandler> {
-  let handler = loaded.get(route.handler);
-  if (!handler) {
-    handler = import(`../../functions/${route.handler}.ts`).then((m: { handler: LambdaHandler }) => m.handler);
-    loaded.set(route.handler, handler);
-  }
+  const handler =
+    loaded.get(route.handler) ?? import(`../../functions/${route.handler}.ts`).then((m: { handler: LambdaHandler }) => m.handler);
+  loaded.set(route.handler, handler);
   return handler;
 }
 

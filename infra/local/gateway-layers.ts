@@ -3,7 +3,6 @@
  * (the named key must be in a usage plan of the stage), the usage plan's throttle and the stage's, each refusal as its
  * layer answers deployed.
  */
-
 import * as v from 'valibot';
 import type { GatewayResponseType, WEB_ACL_RESPONSES } from '../../lib/api-gateway/gateway-responses.js';
 import { PlanSchema } from '../../lib/plans.js';
@@ -64,10 +63,8 @@ export async function gatewayRefusal(
   // Usage plans apply to methods that require the key; without the requirement API Gateway looks at none.
   if (required) {
     const fallback = fallbackPlan(auth.context);
-    usagePlan =
-      auth.usageIdentifierKey && fallback
-        ? await usagePlanOfKey(String(auth.context.customerId), auth.usageIdentifierKey, fallback)
-        : undefined;
+    const key = auth.usageIdentifierKey;
+    usagePlan = key && fallback ? await usagePlanOfKey(String(auth.context.customerId), key, fallback) : undefined;
     if (!usagePlan) {
       options.onRefused?.('api-key');
       return 'INVALID_API_KEY';

@@ -12,9 +12,8 @@ import { rawGatewayResponse } from './gateway-answers.js';
 export function hostRefusal(req: IncomingMessage): string | undefined {
   const hosts = req.rawHeaders.filter((name, i) => i % 2 === 0 && name.toLowerCase() === 'host').length;
   if (hosts > 1) return 'More than one Host header was sent: send exactly one';
-  if (hosts === 0 && req.httpVersionMajor === 1 && req.httpVersionMinor === 1) {
+  if (hosts === 0 && req.httpVersionMajor === 1 && req.httpVersionMinor === 1)
     return 'The Host header is missing: an HTTP/1.1 request must send exactly one';
-  }
   return undefined;
 }
 
@@ -27,9 +26,8 @@ export const API_GATEWAY_MAX_HEADER_BYTES = 10_240;
 export const NODE_MAX_HEADER_SIZE = API_GATEWAY_MAX_URL_CHARS + API_GATEWAY_MAX_HEADER_BYTES + 1_024;
 
 export function sizeRefusal(req: IncomingMessage): string | undefined {
-  if ((req.url ?? '').length > API_GATEWAY_MAX_URL_CHARS) {
+  if ((req.url ?? '').length > API_GATEWAY_MAX_URL_CHARS)
     return `The URL is too long: send at most ${API_GATEWAY_MAX_URL_CHARS} characters of path and query string`;
-  }
   let bytes = 0;
   for (const field of req.rawHeaders) bytes += Buffer.byteLength(field, 'latin1') + 2; // ": " after a name, CRLF after a value
   if (bytes <= API_GATEWAY_MAX_HEADER_BYTES) return undefined;

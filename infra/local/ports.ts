@@ -17,9 +17,8 @@ function inUse({ port, host }: WantedPort): Promise<boolean> {
 
 export async function takenPortLine(ports: readonly WantedPort[]): Promise<string | undefined> {
   for (const wanted of ports) {
-    if (wanted.port !== 0 && (await inUse(wanted))) {
+    if (wanted.port !== 0 && (await inUse(wanted)))
       return `npm start: port ${wanted.port} on ${wanted.host} is already in use: stop what listens there, or set ${wanted.variable} to a free port`;
-    }
   }
   return undefined;
 }

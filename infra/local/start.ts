@@ -134,11 +134,10 @@ async function main(): Promise<void> {
     dynamoLocal = await startDynamoLocal({ port: settings.DYNAMODB_PORT, dataDir: settings.DATA_DIR });
     endpoint = dynamoLocal.endpoint;
     console.log(`DynamoDB Local: ${endpoint} (data in ${settings.DATA_DIR})`);
-    if (!dynamoLocal.loopbackOnly) {
+    if (!dynamoLocal.loopbackOnly)
       console.warn(
         'Warning: this Java cannot compile the launcher that keeps DynamoDB Local on 127.0.0.1 (no jdk.compiler module), so it listens on every interface: install a JDK, or keep this machine off untrusted networks',
       );
-    }
   } else {
     makePrivateDir(dataDir);
     console.log(`DynamoDB: ${endpoint} (from DYNAMODB_ENDPOINT)`);

@@ -36,14 +36,13 @@ async function ensureTable(client: DynamoDBClient, spec: TableSpec, name: string
   };
   try {
     await client.send(new CreateTableCommand(input));
-    if (spec.ttlAttribute) {
+    if (spec.ttlAttribute)
       await client.send(
         new UpdateTimeToLiveCommand({
           TableName: name,
           TimeToLiveSpecification: { AttributeName: spec.ttlAttribute, Enabled: true },
         }),
       );
-    }
   } catch (error) {
     if (!(error instanceof ResourceInUseException)) throw error;
   }

@@ -63,6 +63,7 @@ const storedOf = (item: Record<string, unknown>): StoredCategory => ({
  * delete gives its place back under the cap and its creator's allowance; its id is never handed out again.
  */
 export function categoryModeration(db: DynamoDBDocumentClient, table: string) {
+  const putNew = (Item: Record<string, unknown>) => ({ Put: { TableName: table, Item, ConditionExpression: 'attribute_not_exists(pk)' } });
   /** The category holding each reservation among `keys` (none: unreserved), read consistently. */
   async function holders(keys: readonly ItemKey[]): Promise<Map<string, number>> {
     const unique = [...new Map(keys.map((key) => [key.pk, key])).values()];
@@ -131,9 +132,7 @@ export function categoryModeration(db: DynamoDBDocumentClient, table: string) {
         const holder = held.get(after.pk);
         if (holder !== undefined && holder !== seen.id) throw taken(name, holder);
         if (holder === undefined) {
-          items.push({
-            Put: { TableName: table, Item: { ...after, categoryId: seen.id }, ConditionExpression: 'attribute_not_exists(pk)' },
-          });
+          items.push(putNew({ ...after, categoryId: seen.id }));
           meanings.push(new CategoryExists(`another category took the name "${name}" while the command ran: nothing was written`));
         }
         if (before.pk !== after.pk && held.get(before.pk) === seen.id) {
@@ -202,7 +201,7 @@ export function categoryModeration(db: DynamoDBDocumentClient, table: string) {
             db,
             [
               { ConditionCheck: { TableName: table, Key: categoryKey(oldest.id), ...unchanged(oldest) } },
-              { Put: { TableName: table, Item: { ...group.key, categoryId: oldest.id }, ConditionExpression: 'attribute_not_exists(pk)' } },
+              putNew({ ...group.key, categoryId: oldest.id }),
             ],
             () => new ConcurrentChange('changed meanwhile'),
           );

@@ -67,9 +67,7 @@ export function categoryStore(db: DynamoDBDocumentClient, table: string, options
   function prepare(): void {
     if (lastKnown !== undefined) return;
     learnCounter().then(
-      (counter) => {
-        lastKnown ??= counter;
-      },
+      (counter) => (lastKnown ??= counter),
       () => undefined,
     );
   }
@@ -116,16 +114,14 @@ export function categoryStore(db: DynamoDBDocumentClient, table: string, options
     } catch (error) {
       if (!(error instanceof TransactionCanceledException)) throw error;
       const [counterReason, legacyName, foldedName, creator] = error.CancellationReasons ?? [];
-      if (creator?.Code === 'ConditionalCheckFailed') {
+      if (creator?.Code === 'ConditionalCheckFailed')
         throw new CategoryLimitReached(
           `Your allowance of ${allowance} categories in this environment is used up (it counts the categories you created that still exist); no more can be created`,
         );
-      }
-      if (legacyName?.Code === 'ConditionalCheckFailed' || foldedName?.Code === 'ConditionalCheckFailed') {
+      if (legacyName?.Code === 'ConditionalCheckFailed' || foldedName?.Code === 'ConditionalCheckFailed')
         throw new CategoryExists(
           `A category named "${input.name}" already exists (names are compared ignoring case and character variants: "Straße" and "STRASSE", or "ﬁsh" and "fish", are one name)`,
         );
-      }
       if (counterReason?.Code === 'ConditionalCheckFailed') {
         lastKnown = counterOf(counterReason.Item ? unmarshall(counterReason.Item) : undefined);
         throw new StaleGuess('the counter moved', { cause: error });

@@ -16,13 +16,13 @@ import {
   refusalCountName,
   retainUntil,
   retryingConflicts,
+  runningBan,
   UNBANNED_AT_NAME,
 } from './counter-item.js';
 import type { RefusalCount } from './limiter.js';
 import { shardKey } from './shards.js';
 import { DAY, MINUTE, windowStarts } from './windows.js';
 
-/** Refusals within one UTC minute that start a ban. */
 export const banThreshold = (limits: Limits) => Math.max(10, limits.perMinute);
 
 export interface BanOptions {
@@ -112,11 +112,9 @@ export function refusals(db: DynamoDBDocumentClient, table: string, options: Ban
       const item = counterItem(Attributes);
       const total = numberAttribute(Attributes, refusalCountName(minuteStart));
       const threshold = banThreshold(limits);
-      const running = item?.banUntil !== undefined && item.banUntil > now ? item.banUntil : undefined;
-      const unbanned = unbannedAt(item);
-      if (total >= threshold && total - count < threshold)
-        return { count: total, banUntil: running ?? (await ban(customerId, shards, now)), ...unbanned };
-      return { count: total, banUntil: running, ...unbanned };
+      const running = runningBan(item, now);
+      const crossed = total >= threshold && total - count < threshold;
+      return { count: total, banUntil: running ?? (crossed ? await ban(customerId, shards, now) : undefined), ...unbannedAt(item) };
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
       // A batch pending when the ban was lifted does not count toward a new ban; the usage history still gets it.
@@ -132,8 +130,7 @@ export function refusals(db: DynamoDBDocumentClient, table: string, options: Ban
         ),
       );
       const old = itemOnFailure(error);
-      const banUntil = old?.banUntil !== undefined && old.banUntil > now ? old.banUntil : undefined;
-      return { count: old?.[refusalCountName(minuteStart)] ?? 0, banUntil, ...unbannedAt(old) };
+      return { count: old?.[refusalCountName(minuteStart)] ?? 0, banUntil: runningBan(old, now), ...unbannedAt(old) };
     }
   }
 

@@ -9,6 +9,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import * as v from 'valibot';
 import { type RetryPolicy, retrying } from '../dynamo/backoff.js';
 import { dayCountName, dayRefusalName, retainUntil } from '../usage/day-counts.js';
+import { MEMORY_MAX } from './limiter.js';
 import { MINUTE } from './windows.js';
 
 // The day counts' names and the item's TTL are the usage history's; the admission writes `d…`, the ban's count `x…`.
@@ -52,13 +53,16 @@ export interface ItemCounts {
   banUntil: number | undefined;
 }
 
+/** The end of the item's ban if it still runs at `nowSeconds`. */
+export const runningBan = (item: CounterItem | undefined, nowSeconds: number) =>
+  item?.banUntil !== undefined && item.banUntil > nowSeconds ? item.banUntil : undefined;
+
 export function countsOf(item: CounterItem | undefined, minuteStart: number, dayStart: number, nowSeconds: number): ItemCounts {
-  const banUntil = item?.banUntil;
   return {
     minuteCount: item?.[minuteCountName(minuteStart)] ?? 0,
     dayCount: item?.[dayCountName(dayStart)] ?? 0,
     refusals: item?.[refusalCountName(minuteStart)] ?? 0,
-    banUntil: banUntil !== undefined && banUntil > nowSeconds ? banUntil : undefined,
+    banUntil: runningBan(item, nowSeconds),
   };
 }
 
@@ -107,7 +111,6 @@ export function numberAttribute(attributes: Record<string, unknown> | undefined,
   return value;
 }
 
-/** True while no ban runs at :now. */
 export const NO_BAN = '(attribute_not_exists(banUntil) OR banUntil <= :now)';
 
 export function isConditionFailure(error: unknown): error is ConditionalCheckFailedException {
@@ -126,8 +129,6 @@ export function retryingConflicts<T>(write: () => Promise<T>): Promise<T> {
   return retrying(write, WHILE_A_MOVE_HOLDS_THE_ITEM);
 }
 
-/** Items remembered at most: a burst of customers clears the memory rather than growing it without end. */
-const ITEMS_MAX = 10_000;
 /** Names one write removes at most; more are left for the next write. */
 const REMOVALS_MAX = 16;
 
@@ -143,7 +144,7 @@ export function staleNameMemory(retentionDays: number) {
         stale.delete(key);
         return;
       }
-      if (stale.size >= ITEMS_MAX) stale.clear();
+      if (stale.size >= MEMORY_MAX) stale.clear();
       stale.set(key, names.slice(0, REMOVALS_MAX));
     },
 

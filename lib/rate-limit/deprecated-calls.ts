@@ -20,11 +20,8 @@ const LEGACY_COUNT_NAME = /^count_(.+)$/;
 export function deprecatedCallStore(db: DynamoDBDocumentClient, table: string) {
   /** Every item that may hold the customer's calls (the shard count is not known: it asks for all). */
   function items(customerId: string): Promise<Record<string, unknown>[]> {
-    return getItems(
-      db,
-      table,
-      [...counterKeys(customerId), legacyKey(customerId)].map((key) => ({ customerId: key })),
-    );
+    const keys = [...counterKeys(customerId), legacyKey(customerId)].map((key) => ({ customerId: key }));
+    return getItems(db, table, keys);
   }
 
   return {

@@ -25,7 +25,6 @@ export interface RefusalBatch {
   add(nowMs: number): Promise<number | undefined>;
   /** Writes what is pending now, after any write under way; the end of a ban it found, if any. */
   flush(nowMs: number): Promise<number | undefined>;
-  /** Nothing pending and nothing being written. */
   idle(): boolean;
 }
 

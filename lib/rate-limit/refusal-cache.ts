@@ -5,6 +5,7 @@
 import { nowMs as clockNow } from '../clock.js';
 import type { Limits } from '../plans.js';
 import type { Admission, ConsumeOptions, CounterStore, RateLimiter, UsageSnapshot, Windows } from './limiter.js';
+import { limitsKey, MEMORY_MAX } from './limiter.js';
 import { FLUSH_INTERVAL_MS, type RefusalBatch, refusalBatch } from './refusal-batch.js';
 import { blocking, movedOnViews } from './windows.js';
 
@@ -56,9 +57,8 @@ interface Entry {
  */
 export function refusalCache(store: CounterStore, options: RefusalCacheOptions = {}): RateLimiter & { flushAll(): Promise<void> } {
   const banRecheckMs = options.banRecheckMs ?? BAN_RECHECK_MS;
-  const maxCustomers = options.maxCustomers ?? 10_000;
+  const maxCustomers = options.maxCustomers ?? MEMORY_MAX;
   const entries = new Map<string, Entry>();
-  const keyOf = (customerId: string, limits: Limits) => `${customerId}|${limits.perMinute}|${limits.perDay}`;
 
   function active(entry: Entry, now: number): Remembered | undefined {
     const r = entry.refusal;
@@ -72,7 +72,7 @@ export function refusalCache(store: CounterStore, options: RefusalCacheOptions =
   }
 
   function entryFor(customerId: string, limits: Limits, windows: Windows, nowMs: number): Entry {
-    const key = keyOf(customerId, limits);
+    const key = limitsKey(customerId, limits);
     let entry = entries.get(key);
     if (!entry) {
       const now = Math.floor(nowMs / 1000);
@@ -108,7 +108,7 @@ export function refusalCache(store: CounterStore, options: RefusalCacheOptions =
     nowMs: number,
   ): Promise<{ entry: Entry; ban: RememberedBan; next: 'memory' | 'check' } | undefined> {
     for (;;) {
-      const entry = entries.get(keyOf(customerId, limits));
+      const entry = entries.get(limitsKey(customerId, limits));
       const ban = entry && active(entry, Math.floor(nowMs / 1000));
       if (!entry || ban?.reason !== 'banned') return undefined;
       if (!ban.checking) return { entry, ban, next: nowMs - ban.checkedAtMs < banRecheckMs ? 'memory' : 'check' };
@@ -142,7 +142,7 @@ export function refusalCache(store: CounterStore, options: RefusalCacheOptions =
 
   async function decide(customerId: string, limits: Limits, nowMs: number, admission: Admission): Promise<Admission> {
     if (admission.admitted) {
-      const entry = entries.get(keyOf(customerId, limits));
+      const entry = entries.get(limitsKey(customerId, limits));
       // Admitted means no ban runs (any more); a remembered used-up window stays true until it resets.
       if (entry?.refusal?.reason === 'banned') entry.refusal = undefined;
       return admission;
@@ -170,7 +170,7 @@ export function refusalCache(store: CounterStore, options: RefusalCacheOptions =
       const asked = store.consume(customerId, limits, nowMs, options);
       return decide(customerId, limits, nowMs, await check(remembered.entry, remembered.ban, nowMs, asked, bannedBy));
     }
-    const entry = entries.get(keyOf(customerId, limits));
+    const entry = entries.get(limitsKey(customerId, limits));
     const refusal = entry && active(entry, now);
     if (entry && refusal?.reason === 'limit') {
       const windows = movedOnViews(refusal.windows, limits, now);
@@ -195,7 +195,7 @@ export function refusalCache(store: CounterStore, options: RefusalCacheOptions =
   }
 
   function knowsRefused(customerId: string, limits: Limits, nowMs: number): boolean {
-    const entry = entries.get(keyOf(customerId, limits));
+    const entry = entries.get(limitsKey(customerId, limits));
     const refusal = entry && active(entry, Math.floor(nowMs / 1000));
     return refusal?.reason === 'limit' || (refusal?.reason === 'banned' && nowMs - refusal.checkedAtMs < banRecheckMs);
   }

@@ -5,7 +5,7 @@
  */
 import type { Limits } from '../plans.js';
 import type { AdmitOnItem } from './item-admission.js';
-import type { Admission, Windows } from './limiter.js';
+import { type Admission, limitsKey, MEMORY_MAX, type Windows } from './limiter.js';
 import { views, windowStarts } from './windows.js';
 
 /**
@@ -17,7 +17,6 @@ export const PARTITION_WRITE_UNITS_PER_SECOND = 1_000;
 export const ADMISSION_SHARE = 0.5;
 export const ITEM_CAPACITY_PER_MINUTE = PARTITION_WRITE_UNITS_PER_SECOND * ADMISSION_SHARE * 60;
 export const MAX_SHARDS = 20;
-/** The largest per-minute limit the design delivers. */
 export const PER_MINUTE_MAX = ITEM_CAPACITY_PER_MINUTE * MAX_SHARDS;
 
 export function shardCount(limits: Limits, itemCapacityPerMinute = ITEM_CAPACITY_PER_MINUTE): number {
@@ -65,9 +64,6 @@ interface ShardMemory {
   next: number;
 }
 
-/** Customers remembered at most: a burst of customers clears the memory rather than growing it without end. */
-const CUSTOMERS_MAX = 10_000;
-
 /** The customer's windows as the sum of its items' shares, as this instance last saw each item. */
 function shardedWindows(memory: ShardMemory, limits: Limits, n: number, refused: boolean): Windows {
   let minuteLeft = 0;
@@ -98,10 +94,10 @@ export function shardWalk(admitOn: AdmitOnItem) {
 
   function memoryOf(customerId: string, limits: Limits, n: number, now: number): ShardMemory {
     const { minuteStart, dayStart } = windowStarts(now);
-    const id = `${customerId}|${limits.perMinute}|${limits.perDay}`;
+    const id = limitsKey(customerId, limits);
     let memory = memories.get(id);
     if (!memory || memory.dayStart !== dayStart) {
-      if (memories.size >= CUSTOMERS_MAX) memories.clear();
+      if (memories.size >= MEMORY_MAX) memories.clear();
       // Instances start at different items, so they spread over the items as well as each one does.
       memory = { minuteStart, dayStart, minute: Array(n).fill(0), day: Array(n).fill(0), next: Math.floor(Math.random() * n) };
       memories.set(id, memory);

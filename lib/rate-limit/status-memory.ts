@@ -4,6 +4,7 @@
  */
 import type { Limits } from '../plans.js';
 import type { Admission, ConsumeOptions, CounterStore, UsageSnapshot, Windows } from './limiter.js';
+import { limitsKey, MEMORY_MAX } from './limiter.js';
 import { movedOnViews, type WindowView } from './windows.js';
 
 export const STATUS_READ_INTERVAL_MS = 1_000;
@@ -39,9 +40,8 @@ function merged(known: Windows | undefined, seen: Windows): Windows {
  */
 export function statusMemory(store: CounterStore, options: StatusMemoryOptions = {}): CounterStore {
   const readIntervalMs = options.readIntervalMs ?? STATUS_READ_INTERVAL_MS;
-  const maxCustomers = options.maxCustomers ?? 10_000;
+  const maxCustomers = options.maxCustomers ?? MEMORY_MAX;
   const known = new Map<string, Known>();
-  const keyOf = (customerId: string, limits: Limits) => `${customerId}|${limits.perMinute}|${limits.perDay}`;
 
   function fresh(entry: Known, nowMs: number): boolean {
     return entry.windows !== undefined && entry.banUntil === null && nowMs >= entry.readAtMs && nowMs - entry.readAtMs < readIntervalMs;
@@ -74,17 +74,16 @@ export function statusMemory(store: CounterStore, options: StatusMemoryOptions =
   }
 
   async function peek(customerId: string, limits: Limits, nowMs: number): Promise<UsageSnapshot> {
-    const key = keyOf(customerId, limits);
+    const key = limitsKey(customerId, limits);
     const entry = known.get(key);
     if (entry?.reading) await entry.reading.catch(() => undefined);
-    if (entry?.windows && fresh(entry, nowMs)) {
+    if (entry?.windows && fresh(entry, nowMs))
       return { windows: movedOnViews(entry.windows, limits, Math.floor(nowMs / 1000)), banUntil: null };
-    }
     return read(key, customerId, limits, nowMs);
   }
 
   function note(customerId: string, limits: Limits, admission: Admission): void {
-    const entry = known.get(keyOf(customerId, limits));
+    const entry = known.get(limitsKey(customerId, limits));
     if (!entry) return;
     if (admission.admitted) {
       entry.windows = merged(entry.windows, admission.windows);
@@ -101,7 +100,7 @@ export function statusMemory(store: CounterStore, options: StatusMemoryOptions =
     peek,
     async countRefusals(customerId, limits, count, minuteStart, nowMs, firstRefusalMs) {
       const result = await store.countRefusals(customerId, limits, count, minuteStart, nowMs, firstRefusalMs);
-      const entry = known.get(keyOf(customerId, limits));
+      const entry = known.get(limitsKey(customerId, limits));
       if (entry && result.banUntil) entry.banUntil = result.banUntil;
       return result;
     },

@@ -4,6 +4,7 @@
  * draft-ietf-httpapi-ratelimit-headers) describe both windows.
  */
 import type { Limits } from '../plans.js';
+import type { Windows } from './limiter.js';
 
 export const MINUTE = 60;
 export const DAY = 86_400;
@@ -28,7 +29,7 @@ export function windowStarts(nowSeconds: number): { minuteStart: number; dayStar
   return { minuteStart: nowSeconds - (nowSeconds % MINUTE), dayStart: nowSeconds - (nowSeconds % DAY) };
 }
 
-export function views(state: WindowState, limits: Limits): { minute: WindowView; day: WindowView } {
+export function views(state: WindowState, limits: Limits): Windows {
   return {
     minute: {
       name: 'minute',
@@ -46,7 +47,7 @@ function movedOn(window: WindowView, length: number, limit: number, nowSeconds: 
 }
 
 /** Both views of a remembered refusal as they stand at `nowSeconds` (refusal-cache.ts). */
-export function movedOnViews(windows: { minute: WindowView; day: WindowView }, limits: Limits, nowSeconds: number) {
+export function movedOnViews(windows: Windows, limits: Limits, nowSeconds: number): Windows {
   return {
     minute: movedOn(windows.minute, MINUTE, limits.perMinute, nowSeconds),
     day: movedOn(windows.day, DAY, limits.perDay, nowSeconds),
@@ -54,22 +55,18 @@ export function movedOnViews(windows: { minute: WindowView; day: WindowView }, l
 }
 
 /** The window with the fewest requests left; on a tie, the day window (docs/api.md, "Rate-limit headers"). */
-export function tightest(windows: { minute: WindowView; day: WindowView }): WindowView {
+export function tightest(windows: Windows): WindowView {
   return windows.minute.remaining < windows.day.remaining ? windows.minute : windows.day;
 }
 
 /** The window that refuses a request: of those used up, the one that resets last. */
-export function blocking(windows: { minute: WindowView; day: WindowView }): WindowView | undefined {
+export function blocking(windows: Windows): WindowView | undefined {
   const exhausted = [windows.minute, windows.day].filter((w) => w.remaining === 0);
   return exhausted.sort((a, b) => b.reset - a.reset)[0];
 }
 
 /** During a ban (`banUntil`, Unix seconds) every window shows 0 left and resets at the ban's end. */
-export function rateLimitHeaders(
-  windows: { minute: WindowView; day: WindowView },
-  nowSeconds: number,
-  banUntil?: number,
-): Record<string, string> {
+export function rateLimitHeaders(windows: Windows, nowSeconds: number, banUntil?: number): Record<string, string> {
   const shown = tightest(windows);
   const reset = (w: WindowView) => banUntil ?? w.reset;
   const secondsLeft = (w: WindowView) => Math.max(0, reset(w) - nowSeconds);
@@ -83,7 +80,6 @@ export function rateLimitHeaders(
   };
 }
 
-/** Whole seconds until `reset`, at least 1. */
 export function retryAfter(reset: number, nowSeconds: number): string {
   return String(Math.max(1, Math.ceil(reset - nowSeconds)));
 }

@@ -63,9 +63,7 @@ export async function recordDays(
               TableName: table,
               Key: { customerId: itemKey },
               UpdateExpression: `REMOVE ${Object.keys(names).join(', ')}`,
-              ConditionExpression: Object.keys(names)
-                .map((name, i) => `${name} = :v${i}`)
-                .join(' AND '),
+              ConditionExpression: days.map((_, i) => `#s${i} = :v${i}`).join(' AND '),
               ExpressionAttributeNames: names,
               ExpressionAttributeValues: values,
             },

@@ -17,7 +17,6 @@ export interface DaySweepOptions {
   retentionDays?: number;
   /** Items one Scan page reads at most: the work between two checks of the budget. */
   pageSize?: number;
-  /** Items of a page moved at once. */
   parallel?: number;
   /** The wall clock the budget is read on (Unix milliseconds). @default Date.now */
   wallClock?: () => number;
@@ -34,7 +33,6 @@ export interface SweepRun {
   moved: number;
   /** Counter items whose finished days this run could not move (each move lost three times, or time ran out). */
   left: number;
-  /** Read capacity units the Scan consumed. */
   readUnits: number;
 }
 

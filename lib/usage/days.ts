@@ -2,7 +2,6 @@
  * UTC calendar days and months as the usage history and the admin CLI name them: `YYYY-MM-DD` and `YYYY-MM`, and
  * the Unix second at which each starts.
  */
-
 import { DAY_SECONDS } from './day-counts.js';
 
 export { DAY_SECONDS };
@@ -15,7 +14,6 @@ export function dateOf(seconds: number): string {
   return new Date(seconds * 1000).toISOString().slice(0, 10);
 }
 
-/** `YYYY-MM` of the UTC month holding `seconds`. */
 export function monthOf(seconds: number): string {
   return dateOf(seconds).slice(0, 7);
 }
@@ -47,7 +45,6 @@ export function eachDay(first: number, last: number): number[] {
   return days;
 }
 
-/** The start of the UTC day holding `seconds`. */
 export function dayStartOf(seconds: number): number {
   return seconds - (((seconds % DAY_SECONDS) + DAY_SECONDS) % DAY_SECONDS);
 }

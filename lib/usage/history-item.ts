@@ -13,7 +13,6 @@ export const historyKey = (customerId: string, month: string) => ({ customerId: 
 
 export const isHistoryKey = (key: string) => key.startsWith(HISTORY_PREFIX);
 
-/** The history item's attribute for a day count. */
 export function historyName(count: Pick<DayCount, 'dayStart' | 'kind'>): string {
   return `${count.kind === 'admitted' ? 'a' : 'r'}${dateOf(count.dayStart).slice(8)}`;
 }

@@ -54,7 +54,6 @@ function collect(items: Record<string, unknown>[], owners: ReadonlyMap<string, s
 
 /** TransactGetItems takes at most 100 items. */
 const TRANSACTION_ITEMS = 100;
-/** Reads of a month's report under way at once. */
 const PARALLEL_READS = 8;
 /**
  * TransactGetItems is cancelled while any of its items is being written, as a busy customer's are: an operator's
@@ -73,7 +72,6 @@ const WHILE_ITEMS_ARE_WRITTEN: RetryPolicy = {
  * 429 RATE_LIMIT_EXCEEDED ones, counted with the ban's batches (refusal-cache.ts); those during a ban are not counted.
  */
 export function usageHistory(db: DynamoDBDocumentClient, table: string, options: UsageHistoryOptions) {
-  /** A customer's counter items, each with its owner noted in `owners`. */
   function counterItems(customerId: string, owners: Map<string, string>): Record<string, string>[] {
     return options.counterKeys(customerId).map((key) => {
       owners.set(key, customerId);
@@ -136,9 +134,7 @@ export function usageHistory(db: DynamoDBDocumentClient, table: string, options:
       const perCustomer = customerIds.map((id) => [...counterItems(id, owners), historyKey(id, month)]);
       const totals = collect(await read(grouped(perCustomer)), owners);
       return customerIds.map((customerId) => {
-        const inMonth = [...(totals.get(customerId) ?? new Map<number, DayTotals>())].filter(
-          ([day]) => day >= range.first && day <= range.last,
-        );
+        const inMonth = [...(totals.get(customerId) ?? [])].filter(([day]) => day >= range.first && day <= range.last);
         return {
           customerId,
           admitted: inMonth.reduce((sum, [, t]) => sum + t.admitted, 0),
