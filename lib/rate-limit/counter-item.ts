@@ -9,8 +9,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import * as v from 'valibot';
 import { type RetryPolicy, retrying } from '../dynamo/backoff.js';
 import { dayCountName, dayRefusalName, retainUntil } from '../usage/day-counts.js';
-import { MEMORY_MAX } from './limiter.js';
-import { MINUTE } from './windows.js';
+import { MEMORY_MAX, MINUTE } from './windows.js';
 
 // The day counts' names and the item's TTL are the usage history's; the admission writes `d…`, the ban's count `x…`.
 export { dayCountName, dayRefusalName, retainUntil };

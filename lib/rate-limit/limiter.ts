@@ -5,11 +5,6 @@
 import type { Limits } from '../plans.js';
 import type { WindowView } from './windows.js';
 
-/** An instance's memory of a customer under given limits, so that a plan change starts anew. */
-export const limitsKey = (customerId: string, limits: Limits) => `${customerId}|${limits.perMinute}|${limits.perDay}`;
-/** Customers (or items) an instance's memories keep at most, so a burst of customers does not grow them without end. */
-export const MEMORY_MAX = 10_000;
-
 export interface Windows {
   minute: WindowView;
   day: WindowView;

@@ -5,9 +5,8 @@
 import { nowMs as clockNow } from '../clock.js';
 import type { Limits } from '../plans.js';
 import type { Admission, ConsumeOptions, CounterStore, RateLimiter, UsageSnapshot, Windows } from './limiter.js';
-import { limitsKey, MEMORY_MAX } from './limiter.js';
 import { FLUSH_INTERVAL_MS, type RefusalBatch, refusalBatch } from './refusal-batch.js';
-import { blocking, movedOnViews } from './windows.js';
+import { blocking, limitsKey, MEMORY_MAX, movedOnViews } from './windows.js';
 
 export { FLUSH_INTERVAL_MS };
 export const BAN_RECHECK_MS = 10_000;

@@ -5,8 +5,8 @@
  */
 import type { Limits } from '../plans.js';
 import type { AdmitOnItem } from './item-admission.js';
-import { type Admission, limitsKey, MEMORY_MAX, type Windows } from './limiter.js';
-import { views, windowStarts } from './windows.js';
+import type { Admission, Windows } from './limiter.js';
+import { limitsKey, MEMORY_MAX, views, windowStarts } from './windows.js';
 
 /**
  * DynamoDB serves one partition, so one item, at most 1,000 write units per second; a failed conditional write costs

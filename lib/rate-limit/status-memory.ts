@@ -4,8 +4,7 @@
  */
 import type { Limits } from '../plans.js';
 import type { Admission, ConsumeOptions, CounterStore, UsageSnapshot, Windows } from './limiter.js';
-import { limitsKey, MEMORY_MAX } from './limiter.js';
-import { movedOnViews, type WindowView } from './windows.js';
+import { limitsKey, MEMORY_MAX, movedOnViews, type WindowView } from './windows.js';
 
 export const STATUS_READ_INTERVAL_MS = 1_000;
 

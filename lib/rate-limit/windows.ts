@@ -1,10 +1,15 @@
 /**
  * Fixed windows aligned to the UTC minute and the UTC day, and what a client is told about them: X-RateLimit-*
  * describe the window with the fewest requests left (on a tie, the day); RateLimit-Policy and RateLimit (IETF
- * draft-ietf-httpapi-ratelimit-headers) describe both windows.
+ * draft-ietf-httpapi-ratelimit-headers) describe both windows; and the key and size cap of an instance's memories.
  */
 import type { Limits } from '../plans.js';
 import type { Windows } from './limiter.js';
+
+/** An instance's memory of a customer under given limits, so that a plan change starts anew. */
+export const limitsKey = (customerId: string, limits: Limits) => `${customerId}|${limits.perMinute}|${limits.perDay}`;
+/** Customers (or items) an instance's memories keep at most, so a burst of customers does not grow them without end. */
+export const MEMORY_MAX = 10_000;
 
 export const MINUTE = 60;
 export const DAY = 86_400;

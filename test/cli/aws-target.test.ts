@@ -188,7 +188,12 @@ describe('petstore CLI --aws', () => {
         /pins production to eu-central-1, but the AWS region in use is us-east-1: set AWS_REGION=eu-central-1/,
       );
       const target = await resolveTarget('production', true, cdkJson({ account: '123456789012', region: 'us-east-1' }));
-      expect(target.deployed).toEqual({ stack: STACK_NAMES.production, account: '123456789012', region: 'us-east-1' });
+      expect(target.deployed).toEqual({
+        stack: STACK_NAMES.production,
+        account: '123456789012',
+        region: 'us-east-1',
+        outputs: expect.any(Map), // the stack's outputs, read once (verify --aws takes its ApiUrl from them)
+      });
       target.client.destroy();
     } finally {
       process.env = saved;
