@@ -54,8 +54,12 @@ try {
   const sweep = startSweepTimer(runUsageSweep);
   const stop = () => {
     sweep.stop();
+    // Closing ends the requests in flight, whose lines come after this first flush: flush again before exiting.
     flushLines();
-    return gateway.close().then(() => process.exit(0));
+    return gateway.close().then(() => {
+      flushLines();
+      process.exit(0);
+    });
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);

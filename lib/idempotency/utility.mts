@@ -1,5 +1,5 @@
 /**
- * Powertools' Idempotency utility (`makeIdempotent`) over the records of records.ts, in a file of its own that only
+ * Powertools' Idempotency utility (`makeIdempotent`) over the records of persistence.ts, in a file of its own that only
  * the functions of idempotent routes carry, loaded by an instance's first request with a key.
  */
 import {

@@ -40,7 +40,7 @@ function unbannedAt(item: CounterItem | undefined): { unbannedAtMs?: number } {
  * Counting refusals is one `ADD` to the minute's attribute (r<minuteStart>), which DynamoDB serialises, returning
  * each total: exactly one addition crosses the threshold, and only it writes the ban (on every item of the customer).
  * The same addition counts the day's refusals for the usage history (x<dayStart>). Its one condition is that the batch
- * began at or after the last unban (`unbannedAtMs`, unban.ts).
+ * began at or after the last unban (`unbannedAtMs`, lift-ban.ts).
  */
 export function refusals(db: DynamoDBDocumentClient, table: string, options: BanOptions) {
   const retentionDays = options.usageRetentionDays ?? USAGE_RETENTION_DEFAULT_DAYS;

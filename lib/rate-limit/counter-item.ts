@@ -136,7 +136,7 @@ export function staleNameMemory(retentionDays: number) {
   const stale = new Map<string, string[]>();
 
   return {
-    /** Notes what `item` (counter item `key`, as a write returned or refused it) holds of ended minutes. */
+    /** Notes what `item` (counter item `key`, as a write returned or refused it) holds of ended minutes and old days. */
     note(key: string, item: CounterItem | undefined, minuteStart: number): void {
       const names = staleCountNames(item, minuteStart, retentionDays);
       if (!names.length) {
