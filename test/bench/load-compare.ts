@@ -6,7 +6,6 @@
  * layers alone (gateway-stub-server.ts).
  */
 import { type ChildProcess, fork } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import autocannon from 'autocannon';
 import { freePort, startDynamoLocal } from '../../infra/local/dynamodb-local.js';
@@ -15,6 +14,7 @@ import { CATEGORY_CAP } from '../../lib/categories/limits.js';
 import { createDynamoClient } from '../../lib/dynamo/client.js';
 import { localTableNames } from '../../lib/dynamo/tables.js';
 import { percentile } from './dynamo-meter.js';
+import { cpuMs } from './load.js';
 
 const [a, b] = [resolve(process.argv[2] ?? '.'), resolve(process.argv[3] ?? '.')];
 const rounds = Number(process.argv[4] ?? 5);
@@ -34,15 +34,6 @@ const { addCategories, LISTED_CATEGORIES, loadHandlers } = await import('./work.
 const { makeCustomer } = await import('../support/customers.js');
 await addCategories(await loadHandlers(), LISTED_CATEGORIES);
 const newKey = async () => (await makeCustomer('enterprise', { perMinute: 30_000, perDay: 1_000_000_000 })).apiKey;
-
-/** As load.ts reads it: utime + stime of the process, from /proc. */
-function cpuMs(pid: number | undefined): number {
-  const stat = `/proc/${pid}/stat`;
-  if (pid === undefined || !existsSync(stat)) return Number.NaN;
-  const text = readFileSync(stat, 'utf8');
-  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
 
 async function start(
   name: string,

@@ -26,7 +26,7 @@ export type LoadResult = {
  * A process's CPU time so far in ms, user and system, from /proc (Linux; NaN elsewhere). In clock ticks, which Linux
  * sets at 100 a second: over a slice of thousands of requests, fine enough.
  */
-function cpuMs(pid: number | undefined): number {
+export function cpuMs(pid: number | undefined): number {
   const stat = `/proc/${pid}/stat`;
   if (pid === undefined || !existsSync(stat)) return Number.NaN;
   // The fields after the command name (which may hold spaces, inside parentheses): utime and stime are 14 and 15.
