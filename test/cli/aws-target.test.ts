@@ -18,6 +18,7 @@ import { TABLES } from '../../lib/dynamo/tables.js';
 import { ADDRESS_RATE_OUTPUT, STACK_NAMES, TABLE_OUTPUT_KEYS, THROTTLE_RATE_OUTPUT, USAGE_PLAN_IDS_OUTPUT } from '../../lib/stacks.js';
 import { USAGE_PLANS } from '../../lib/usage-plans.js';
 import { petstoreProcess, petstoreWith } from '../support/cli.js';
+import { restoreEnvironment } from '../support/environment.js';
 import { listen } from '../support/listen.js';
 
 const CALLER_ARN = 'arn:aws:sts::123456789012:assumed-role/PetStoreOperators/alice';
@@ -196,7 +197,7 @@ describe('petstore CLI --aws', () => {
       });
       target.client.destroy();
     } finally {
-      process.env = saved;
+      restoreEnvironment(saved);
       rmSync(dir, { recursive: true, force: true });
     }
   });

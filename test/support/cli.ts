@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { main } from '../../lib/cli/main.js';
 import { testDb } from './customers.js';
+import { restoreEnvironment } from './environment.js';
 import { TEST_PREFIX } from './setup.js';
 
 export interface CliResult {
@@ -42,7 +43,7 @@ export async function petstoreWith(env: Record<string, string>, args: string[]):
   try {
     return await petstore(...args);
   } finally {
-    process.env = saved;
+    restoreEnvironment(saved);
   }
 }
 

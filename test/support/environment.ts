@@ -24,3 +24,12 @@ export function testTables(): Record<TableSpec['envVar'], string> {
     AUDIT_TABLE: testTable('AUDIT_TABLE'),
   };
 }
+
+/**
+ * Sets process.env, in place, to `saved`: a process.env replaced by a plain object is no longer what worker threads
+ * see, so a later file in the same worker (vitest.config.ts) would start its threads with a stale environment.
+ */
+export function restoreEnvironment(saved: Record<string, string | undefined>): void {
+  for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
+  Object.assign(process.env, saved);
+}

@@ -7,6 +7,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /** Slowest first: about 5 s or more each on a quiet 2-core machine. */
 const SLOWEST = [
+  'test/structure/check.test.ts',
   'test/local/npm-start-loop.test.ts',
   'test/local/npm-start.test.ts',
   'test/client/package-export.test.ts',

@@ -32,6 +32,7 @@ const NO_TABLES = [
   'rate-limit/windows',
   'routes/definitions',
   'runtime/node-version',
+  'structure/check',
   'structure/product-files',
   'structure/reach',
   'structure/usage-rate-limit',
