@@ -21,7 +21,7 @@ export function createDynamoClient(
   region = 'us-east-1',
 ): DynamoDBClient {
   const effective = endpoint ? localBudget(budget) : budget;
-  const client = new DynamoDBClient({
+  const options = {
     ...(endpoint ? { endpoint, region, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
     maxAttempts: effective.attempts,
     retryStrategy: budgetRetryStrategy(effective),
@@ -33,13 +33,32 @@ export function createDynamoClient(
       // Reused connections: a burst of new ones is what overwhelms DynamoDB Local, not the requests themselves.
       httpAgent: new Agent({ keepAlive: true, maxSockets: 64 }),
     }),
-  });
+  };
+  const client = new DynamoDBClient(options);
   // The SDK's logger middleware hands its logger a copy of every call's input and output with sensitive members
   // masked, built whether the logger writes or not; ours is the SDK's default, which writes nothing. Without it the warm
   // overhead fell from 518 to 465 µs (createCategory) and 262 to 187 µs (listCategories), medians of 5 runs taken in
   // turn (docs/performance.md, "The request path's own work").
   client.middlewareStack.remove('loggerMiddleware');
+  // The hot path's twin (`hotClient`): same options, handler and stack, but its stack resolved once per command class.
+  const twin = new DynamoDBClient({ ...options, cacheMiddleware: true });
+  twin.middlewareStack = client.middlewareStack;
+  twins.set(client.middlewareStack, twin);
   return client;
+}
+
+const twins = new WeakMap<object, DynamoDBClient>();
+
+/**
+ * For the request path's calls (low-level commands, marshalled by hand): a client that sends through the same
+ * middleware stack, connections and retry strategy as `db`, but resolves that stack once per command class
+ * (`cacheMiddleware`, which a document client refuses). Middleware added to the stack after its first call of a
+ * class is not seen by that class's later calls.
+ */
+export function hotClient(db: Pick<DynamoDBDocumentClient, 'middlewareStack'>): DynamoDBClient {
+  const twin = twins.get(db.middlewareStack);
+  if (!twin) throw new Error('hotClient: the document client was not built on createDynamoClient');
+  return twin;
 }
 
 export function createDocumentClient(client: DynamoDBClient): DynamoDBDocumentClient {
