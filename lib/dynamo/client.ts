@@ -40,14 +40,16 @@ export function createDynamoClient(
   // overhead fell from 518 to 465 µs (createCategory) and 262 to 187 µs (listCategories), medians of 5 runs taken in
   // turn (docs/performance.md, "The request path's own work").
   client.middlewareStack.remove('loggerMiddleware');
-  // The hot path's twin (`hotClient`): same options, handler and stack, but its stack resolved once per command class.
-  const twin = new DynamoDBClient({ ...options, cacheMiddleware: true });
-  twin.middlewareStack = client.middlewareStack;
-  twins.set(client.middlewareStack, twin);
+  twins.set(client.middlewareStack, () => {
+    const twin = new DynamoDBClient({ ...options, cacheMiddleware: true });
+    twin.middlewareStack = client.middlewareStack;
+    return twin;
+  });
   return client;
 }
 
-const twins = new WeakMap<object, DynamoDBClient>();
+/** Per middleware stack (a client's, which its document clients share): its hot client, or how to build it. */
+const twins = new WeakMap<object, DynamoDBClient | (() => DynamoDBClient)>();
 
 /**
  * For the request path's calls (low-level commands, marshalled by hand): a client that sends through the same
@@ -58,7 +60,10 @@ const twins = new WeakMap<object, DynamoDBClient>();
 export function hotClient(db: Pick<DynamoDBDocumentClient, 'middlewareStack'>): DynamoDBClient {
   const twin = twins.get(db.middlewareStack);
   if (!twin) throw new Error('hotClient: the document client was not built on createDynamoClient');
-  return twin;
+  if (twin instanceof DynamoDBClient) return twin;
+  const built = twin();
+  twins.set(db.middlewareStack, built);
+  return built;
 }
 
 export function createDocumentClient(client: DynamoDBClient): DynamoDBDocumentClient {
