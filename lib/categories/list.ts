@@ -1,22 +1,26 @@
 /** Listing categories, in id order; apart from store.ts so listCategories' bundle lacks the NFKC_Casefold table. */
-import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, type QueryCommandOutput } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { hotClient } from '../dynamo/client.js';
 import { CATEGORY_PK } from './keys.js';
 import type { Category } from './schema.js';
 
 export function categoryList(db: DynamoDBDocumentClient, table: string) {
+  const hot = hotClient(db);
   async function list(): Promise<Category[]> {
     const categories: Category[] = [];
     let startKey: QueryCommandOutput['LastEvaluatedKey'];
     do {
-      const page = await db.send(
+      const page = await hot.send(
         new QueryCommand({
           TableName: table,
           KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': CATEGORY_PK },
+          ExpressionAttributeValues: { ':pk': { S: CATEGORY_PK } },
           ExclusiveStartKey: startKey,
         }),
       );
-      for (const item of page.Items ?? []) categories.push(toCategory(item));
+      for (const item of page.Items ?? []) categories.push(toCategory(unmarshall(item)));
       startKey = page.LastEvaluatedKey;
     } while (startKey);
     return categories;

@@ -3,12 +3,13 @@
  * only if the name is free under both reservations, the creator is within its allowance and the category is written:
  * ids are never reused, nothing is half-written, and racing creates pass neither the cap nor an allowance.
  */
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { TransactionCanceledException, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { nowMs } from '../clock.js';
 import { config } from '../config.js';
 import { type RetryPolicy, retrying } from '../dynamo/backoff.js';
+import { hotClient } from '../dynamo/client.js';
 import { COUNTER_KEY, categoryKey, creatorKey, foldedReservationKey, legacyReservationKey } from './keys.js';
 import { CATEGORY_CAP, type Category, type NewCategory } from './schema.js';
 
@@ -45,7 +46,11 @@ export interface CategoryStoreOptions {
 
 export function categoryStore(db: DynamoDBDocumentClient, table: string, options: CategoryStoreOptions = {}) {
   const allowance = options.allowance ?? config().CATEGORY_ALLOWANCE;
-  const putNew = (Item: Record<string, unknown>) => ({ Put: { TableName: table, Item, ConditionExpression: 'attribute_not_exists(pk)' } });
+  const hot = hotClient(db);
+  const item = (value: Record<string, unknown>) => marshall(value, { removeUndefinedValues: true });
+  const putNew = (value: Record<string, unknown>) => ({
+    Put: { TableName: table, Item: item(value), ConditionExpression: 'attribute_not_exists(pk)' },
+  });
   /**
    * The counter as last seen: a warm function usually guesses right, a wrong guess learns from the failed condition,
    * and a new instance reads it (cheaper than a failing transaction), during admission thanks to `prepare`.
@@ -80,16 +85,16 @@ export function categoryStore(db: DynamoDBDocumentClient, table: string, options
     const id = previous + 1;
     const category: Category = { id, name: input.name, ...(input.description !== undefined ? { description: input.description } : {}) };
     try {
-      await db.send(
-        new TransactWriteCommand({
+      await hot.send(
+        new TransactWriteItemsCommand({
           TransactItems: [
             {
               Update: {
                 TableName: table,
-                Key: COUNTER_KEY,
+                Key: item(COUNTER_KEY),
                 UpdateExpression: 'SET lastId = :id',
                 ConditionExpression: previous === 0 ? 'attribute_not_exists(lastId) OR lastId = :zero' : 'lastId = :previous',
-                ExpressionAttributeValues: previous === 0 ? { ':id': id, ':zero': 0 } : { ':id': id, ':previous': previous },
+                ExpressionAttributeValues: item(previous === 0 ? { ':id': id, ':zero': 0 } : { ':id': id, ':previous': previous }),
                 ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
               },
             },
@@ -98,11 +103,11 @@ export function categoryStore(db: DynamoDBDocumentClient, table: string, options
             {
               Update: {
                 TableName: table,
-                Key: creatorKey(createdBy),
+                Key: item(creatorKey(createdBy)),
                 UpdateExpression: 'ADD #held :one',
                 ConditionExpression: 'attribute_not_exists(#held) OR #held < :allowance',
                 ExpressionAttributeNames: { '#held': 'held' },
-                ExpressionAttributeValues: { ':one': 1, ':allowance': allowance },
+                ExpressionAttributeValues: item({ ':one': 1, ':allowance': allowance }),
               },
             },
             putNew({ ...categoryKey(id), ...category, createdBy, createdAt: new Date(nowMs()).toISOString() }),

@@ -4,7 +4,10 @@
  * so a ban is told from a used-up window without a read. The same write removes stale names, counts a deprecated
  * call (no second write; a refused call is not counted) and keeps the TTL.
  */
-import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { hotClient } from '../dynamo/client.js';
 import type { Limits } from '../plans.js';
 import {
   callCountName,
@@ -33,6 +36,7 @@ export interface ItemAdmissionOptions {
 export type ItemOutcome = { outcome: 'admitted' | 'limit' | 'banned'; counts: ItemCounts };
 
 export function itemAdmission(db: DynamoDBDocumentClient, table: string, options: ItemAdmissionOptions) {
+  const hot = hotClient(db);
   return async function admitOn(key: string, share: Limits, now: number, callOf: string | undefined): Promise<ItemOutcome> {
     const { minuteStart, dayStart } = windowStarts(now);
     const names: Record<string, string> = { '#m': minuteCountName(minuteStart), '#d': dayCountName(dayStart) };
@@ -44,27 +48,27 @@ export function itemAdmission(db: DynamoDBDocumentClient, table: string, options
     const remove = removeClause(options.staleNames.of(key), names);
     try {
       const { Attributes } = await retryingConflicts(() =>
-        db.send(
-          new UpdateCommand({
+        hot.send(
+          new UpdateItemCommand({
             TableName: table,
-            Key: { customerId: key },
+            Key: { customerId: { S: key } },
             UpdateExpression: `ADD #m :one, #d :one${call.add} SET expiresAt = :expires${call.set}${remove}`,
             ConditionExpression: `(attribute_not_exists(#m) OR #m < :perMinute) AND (attribute_not_exists(#d) OR #d < :perDay) AND ${NO_BAN}`,
             ExpressionAttributeNames: names,
-            ExpressionAttributeValues: {
+            ExpressionAttributeValues: marshall({
               ':one': 1,
               ':perMinute': share.perMinute,
               ':perDay': share.perDay,
               ':now': now,
               // The item keeps its days not yet moved to the history as long as the history keeps them.
               ':expires': retainUntil(dayStart, options.retentionDays),
-            },
+            }),
             ReturnValues: 'ALL_NEW',
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           }),
         ),
       );
-      const item = counterItem(Attributes);
+      const item = counterItem(Attributes && unmarshall(Attributes));
       options.staleNames.note(key, item, minuteStart);
       return { outcome: 'admitted', counts: countsOf(item, minuteStart, dayStart, now) };
     } catch (error) {

@@ -20,8 +20,8 @@ import { refusalCache } from '../../lib/rate-limit/refusal-cache.js';
 export type Decision = 'admitted' | 'limit' | 'banned';
 export type Decider = (customerId: string, limits: Limits) => Promise<Decision>;
 
-export function oursInstance(countersTable: string): Decider {
-  const limiter = refusalCache(dynamoRateLimiter(documentClient(), countersTable, { banSeconds: 900 }));
+export function oursInstance(countersTable: string, db = documentClient()): Decider {
+  const limiter = refusalCache(dynamoRateLimiter(db, countersTable, { banSeconds: 900 }));
   return async (customerId, limits) => {
     const admission = await limiter.consume(customerId, limits, Date.now());
     return admission.admitted ? 'admitted' : admission.reason;

@@ -5,7 +5,6 @@
  * up no id.
  */
 import { ProvisionedThroughputExceededException, ThrottlingException } from '@aws-sdk/client-dynamodb';
-import type { HandlerExecutionContext } from '@smithy/types';
 import * as v from 'valibot';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { authorizerDocumentClient, documentClient } from '../../lib/dynamo/client.js';
@@ -26,7 +25,8 @@ const table = () => categoryIntegrity(testDb, testTable('CATEGORIES_TABLE'));
 const throttle = { commands: new Set<string>(), attempts: 0 };
 /** What the SDK reported for each send of a throttled command: attempts made and total backoff. */
 const sends: { command: string; attempts: number; totalRetryDelay: number; succeeded: boolean }[] = [];
-const attemptsOf = new WeakMap<HandlerExecutionContext, number>();
+/** Per send: its input, the same object for each of its attempts (a cached handler's context is shared by sends). */
+const attemptsOf = new WeakMap<object, number>();
 
 function throttlingError(command: string, attempt: number): Error {
   const $metadata = { httpStatusCode: 400, requestId: `injected-${attempt}`, attempts: attempt };
@@ -56,8 +56,8 @@ beforeAll(() => {
       (next, context) => async (args) => {
         const command = context.commandName ?? '';
         if (!throttle.commands.has(command)) return next(args);
-        const attempt = (attemptsOf.get(context) ?? 0) + 1;
-        attemptsOf.set(context, attempt);
+        const attempt = (attemptsOf.get(args.input) ?? 0) + 1;
+        attemptsOf.set(args.input, attempt);
         if (attempt <= throttle.attempts) throw throttlingError(command, attempt);
         return next(args);
       },
