@@ -57,29 +57,28 @@ function jarHome(): string {
 const LAUNCHER = fileURLToPath(new URL('./java/LoopbackDynamoDBLocal.java', import.meta.url));
 
 /**
- * The launcher compiled once, into node_modules/.cache by a hash of its source and the jar's path, or undefined without
- * javac. Java's
- * source launcher compiles it at every start: 1 of the 3 CPU-seconds a JVM takes until it answers (measured here).
+ * The launcher compiled once, into node_modules/.cache by a hash of its source and the jar's path, or undefined where
+ * it cannot be (no javac, a cache that cannot be written). Java's source launcher compiles it at every start: 1 of the
+ * 3 CPU-seconds a JVM takes until it answers (measured here).
  */
-function compiledLauncher(classpath: string): string | undefined {
+function compiledLauncher(classpath: string, jdk: () => boolean): string | undefined {
   const source = Buffer.concat([readFileSync(LAUNCHER), Buffer.from(classpath)]);
   const cache = join(PACKAGE, '..', '.cache', 'dynamodb-local-launcher');
   const dir = join(cache, createHash('sha256').update(source).digest('hex').slice(0, 16));
-  if (existsSync(join(dir, 'LoopbackDynamoDBLocal.class'))) return dir;
-  if (!canLaunchSource()) return undefined;
-  mkdirSync(cache, { recursive: true });
-  const build = mkdtempSync(join(cache, 'build-'));
-  const javac = spawnSync('javac', ['-cp', classpath, '-d', build, LAUNCHER], { encoding: 'utf8' });
-  if (javac.status !== 0) {
-    rmSync(build, { recursive: true, force: true });
-    return undefined;
-  }
+  const compiled = () => existsSync(join(dir, 'LoopbackDynamoDBLocal.class'));
+  if (compiled()) return dir;
+  if (!jdk()) return undefined;
   try {
-    renameSync(build, dir);
+    mkdirSync(cache, { recursive: true });
+    const build = mkdtempSync(join(cache, 'build-'));
+    // For the oldest Java DynamoDB Local runs on, whichever JDK compiles it.
+    const javac = spawnSync('javac', ['--release', '17', '-cp', classpath, '-d', build, LAUNCHER], { encoding: 'utf8' });
+    if (javac.status === 0) renameSync(build, dir);
+    rmSync(build, { recursive: true, force: true });
   } catch {
-    rmSync(build, { recursive: true, force: true }); // another process's build got there first
+    // Another process's build got there first, or the cache cannot be written: the source launcher then runs it.
   }
-  return dir;
+  return compiled() ? dir : undefined;
 }
 
 function canLaunchSource(): boolean {
@@ -99,8 +98,13 @@ function spawnJar(port: number, dataDir: string | null): { child: ChildProcess; 
   const options = ['-port', String(port), ...(dataDir ? ['-dbPath', dataDir] : ['-inMemory']), '-sharedDb', '-disableTelemetry'];
   const library = `-Djava.library.path=${join(home, 'DynamoDBLocal_lib')}`;
   const classpath = `${join(home, 'DynamoDBLocal.jar')}:${join(home, 'DynamoDBLocal_lib', '*')}`;
-  const compiled = compiledLauncher(classpath);
-  const loopbackOnly = compiled !== undefined || canLaunchSource();
+  let jdk: boolean | undefined;
+  const hasJdk = () => {
+    jdk ??= canLaunchSource();
+    return jdk;
+  };
+  const compiled = compiledLauncher(classpath, hasJdk);
+  const loopbackOnly = compiled !== undefined || hasJdk();
   const args = compiled
     ? [library, '-cp', `${compiled}:${classpath}`, 'LoopbackDynamoDBLocal', ...options]
     : loopbackOnly

@@ -13,4 +13,6 @@ else if (!shared) {
   restoreEnvironment(first.workerEnvironment);
   vi.resetModules();
   vi.useRealTimers();
+  vi.unstubAllGlobals();
+  vi.unstubAllEnvs();
 }

@@ -20,6 +20,8 @@ export default async function setup(project: TestProject) {
   project.provide('dynamoEndpoint', dynamo.endpoint);
   return async () => {
     run.dynamoUsers = (run.dynamoUsers ?? 1) - 1;
-    if (run.dynamoUsers === 0) await dynamo.stop();
+    if (run.dynamoUsers !== 0) return;
+    run.dynamoLocal = undefined;
+    await dynamo.stop();
   };
 }
