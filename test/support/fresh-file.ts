@@ -10,9 +10,9 @@ const first = globalThis as { workerEnvironment?: Record<string, string | undefi
 const shared = /\/test\/infra\/(?!synth\.cli)/.test(expect.getState().testPath ?? '');
 if (!first.workerEnvironment) first.workerEnvironment = { ...process.env };
 else if (!shared) {
+  vi.unstubAllEnvs();
   restoreEnvironment(first.workerEnvironment);
   vi.resetModules();
   vi.useRealTimers();
   vi.unstubAllGlobals();
-  vi.unstubAllEnvs();
 }
