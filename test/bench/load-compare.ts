@@ -8,28 +8,15 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { resolve } from 'node:path';
 import autocannon from 'autocannon';
-import { freePort, startDynamoLocal } from '../../infra/local/dynamodb-local.js';
-import { ensureTables } from '../../infra/local/tables.js';
-import { CATEGORY_CAP } from '../../lib/categories/limits.js';
-import { createDynamoClient } from '../../lib/dynamo/client.js';
-import { localTableNames } from '../../lib/dynamo/tables.js';
+import { freePort } from '../../infra/local/dynamodb-local.js';
+import { benchEnvironment } from './bench-environment.js';
 import { percentile } from './dynamo-meter.js';
 import { cpuMs } from './load.js';
 
 const [a, b] = [resolve(process.argv[2] ?? '.'), resolve(process.argv[3] ?? '.')];
 const rounds = Number(process.argv[4] ?? 5);
 const seconds = Number(process.argv[5] ?? 5);
-const dynamoLocal = await startDynamoLocal();
-const tables = localTableNames('production', 'loadab-');
-const env: Record<string, string> = {
-  STAGE: 'production',
-  DYNAMODB_ENDPOINT: dynamoLocal.endpoint,
-  LOG_LEVEL: 'WARN',
-  CATEGORY_ALLOWANCE: String(CATEGORY_CAP),
-  ...tables,
-};
-Object.assign(process.env, env);
-await ensureTables(createDynamoClient(dynamoLocal.endpoint), tables);
+const { dynamoLocal, env } = await benchEnvironment('loadab-');
 const { addCategories, LISTED_CATEGORIES, loadHandlers } = await import('./work.js');
 const { makeCustomer } = await import('../support/customers.js');
 await addCategories(await loadHandlers(), LISTED_CATEGORIES);

@@ -7,12 +7,9 @@
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
-import { startDynamoLocal } from '../../infra/local/dynamodb-local.js';
 import { authorizerEvent, proxyEvent as buildEvent } from '../../infra/local/events.js';
 import { ensureTables } from '../../infra/local/tables.js';
-import { CATEGORY_CAP } from '../../lib/categories/limits.js';
-import { createDynamoClient } from '../../lib/dynamo/client.js';
-import { localTableNames } from '../../lib/dynamo/tables.js';
+import { benchEnvironment } from './bench-environment.js';
 import { type FiguresSection, figuresMarkdown } from './figures-markdown.js';
 import type { LoadResult } from './load.js';
 import type { Overhead } from './work.js';
@@ -29,20 +26,7 @@ const settings = {
   limiterRounds: quick ? 1 : 3,
 };
 
-const dynamoLocal = await startDynamoLocal();
-const tables = localTableNames('production', 'bench-');
-// CATEGORY_ALLOWANCE at the cap: the warm section's one customer makes 900 creates between two resets of the table,
-// all of them creates; at the default of 100, eight in nine would be refusals (409 LIMIT_REACHED).
-const env: Record<string, string> = {
-  STAGE: 'production',
-  DYNAMODB_ENDPOINT: dynamoLocal.endpoint,
-  LOG_LEVEL: 'WARN',
-  CATEGORY_ALLOWANCE: String(CATEGORY_CAP),
-  ...tables,
-};
-Object.assign(process.env, env);
-const admin = createDynamoClient(dynamoLocal.endpoint);
-await ensureTables(admin, tables);
+const { dynamoLocal, tables, env, admin } = await benchEnvironment('bench-');
 
 // Handler modules read their configuration at load: import them only now.
 const { documentClient, authorizerDocumentClient } = await import('../../lib/dynamo/client.js');
