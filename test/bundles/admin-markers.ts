@@ -5,7 +5,7 @@
  * "#", "(" or "=") are left out: a name such as ConditionalCheckFailed is also part of the SDK's own strings.
  */
 import { readFileSync } from 'node:fs';
-import ts from 'typescript';
+import ts from 'typescript-api';
 
 /** The modules only the admin CLI (and `npm start`'s demo key) may use: no function's bundle may carry them. */
 export const ADMIN_MODULES = [

@@ -6,7 +6,7 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import ts from 'typescript';
+import ts from 'typescript-api';
 
 const PRODUCT = ['lib', 'functions', 'infra'];
 const given = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
