@@ -6,9 +6,8 @@
  * process of its own with exactly the environment its template gives it (table names mapped to this file's
  * DynamoDB Local tables), as on Lambda. Every answer must keep the contract and match openapi.json. The authorizer's
  * bundle is also read: it must carry none of the admin CLI's writes (admin-markers.ts).
- *
- * The production stack is synthesized in-process with bundling on for it alone (about 6 s; CDK's bundling-stacks
- * context, as `cdk synth --exclusively` uses it): the staging functions are the same code with another STAGE.
+ * The bundles are those of the run's one `npm run synth` (test/support/cli-synth.ts), production's: the staging
+ * functions are the same code with another STAGE.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,8 +22,8 @@ import { authorizerEvent, type ProxyEventInput } from '../../infra/local/events.
 import { generateKey } from '../../lib/auth/keys.js';
 import { createCategory, ROUTES } from '../../lib/routes.js';
 import { STACK_NAMES } from '../../lib/stacks.js';
-import { synthApp } from '../infra/synth-app.js';
 import { type Answer, answerOfResult, successBody } from '../support/answer.js';
+import { cliSynth } from '../support/cli-synth.js';
 import { readTemplate, resourcesOfType } from '../support/cloudformation.js';
 import { contractViolations } from '../support/contract-answer.js';
 import { makeCustomer, type TestCustomer, testDb } from '../support/customers.js';
@@ -47,9 +46,8 @@ interface DeployedFunction {
 }
 
 /** Every function of the production template, with its bundle and its environment as Lambda would set it. */
-function deployedFunctions(): DeployedFunction[] {
-  const { assembly, artifact } = synthApp({ 'aws:cdk:bundling-stacks': [STACK_NAMES.production] });
-  const template = readTemplate(artifact('production').template);
+function deployedFunctions(outdir: string): DeployedFunction[] {
+  const template = readTemplate(JSON.parse(readFileSync(path.join(outdir, `${STACK_NAMES.production}.template.json`), 'utf8')));
   // API Gateway names a function's live alias, not the function: follow the alias back to it.
   const aliasesOf = (logicalId: string) =>
     resourcesOfType(template, 'AWS::Lambda::Alias')
@@ -73,7 +71,7 @@ function deployedFunctions(): DeployedFunction[] {
     const environment = deployedVariables(name, variables, process.env);
     return {
       name,
-      bundle: path.join(assembly.directory, `asset.${S3Key.replace(/\.zip$/, '')}`, 'index.mjs'),
+      bundle: path.join(outdir, `asset.${S3Key.replace(/\.zip$/, '')}`, 'index.mjs'),
       environment,
       timeoutSeconds: Number(props.Timeout),
       memorySize: Number(props.MemorySize),
@@ -254,7 +252,7 @@ const OPERATION_CASES: Record<string, () => Case[]> = {
 describe(`the synthesized bundles on Node.js ${NODE24_VERSION} against DynamoDB Local`, () => {
   beforeAll(async () => {
     node = node24();
-    functions = deployedFunctions();
+    functions = deployedFunctions((await cliSynth()).outdir);
     customer = await makeCustomer('pro');
   }, 300_000);
 

@@ -1,27 +1,28 @@
 /**
  * `cdk synth` as `npm run synth` runs it: the real CLI, real esbuild bundling, cdk-nag and aws-cdk-lib's
- * CloudFormation validation, no AWS credentials. It takes about 15 s, so it runs with the rest of the suite.
- * Bundle sizes are printed so a dependency that bloats a cold start shows up in the test output.
+ * CloudFormation validation, no AWS credentials: the run's one synth (test/support/cli-synth.ts), whose bundles
+ * bundles.node24 runs. Bundle sizes are printed so a dependency that bloats a cold start shows up in the test output.
  */
-import { execFile, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import * as v from 'valibot';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLE_EXTERNALS } from '../../infra/constructs/api-function.js';
 import { IDEMPOTENCY_UTILITY } from '../../infra/constructs/operation-function.js';
 import { separateModuleFile } from '../../infra/constructs/separate-modules.js';
 import { ROUTES } from '../../lib/routes.js';
 import { STACK_NAMES, STAGES } from '../../lib/stacks.js';
+import { cliSynth } from '../support/cli-synth.js';
 import { readTemplate, resourcesOfType } from '../support/cloudformation.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BUNDLE_LIMIT_BYTES = 350 * 1024;
-const outdir = mkdtempSync(path.join(tmpdir(), 'petstore-synth-'));
+/** The cloud assembly `npm run synth` wrote. */
+let outdir = '';
 
 interface Bundle {
   stack: string;
@@ -38,16 +39,10 @@ const bundles: Bundle[] = [];
 let synthStderr = '';
 
 beforeAll(async () => {
-  const started = Date.now();
-  // Through the npm script, so the test runs exactly what `npm run synth` runs (its explicit alarm opt-out included).
-  const { stderr } = await promisify(execFile)('npm', ['run', '--silent', 'synth', '--', '--output', outdir], {
-    cwd: ROOT,
-    // No credentials and no default account: synth must not need them.
-    env: { ...process.env, AWS_ACCESS_KEY_ID: '', AWS_SECRET_ACCESS_KEY: '', AWS_PROFILE: '', CDK_DEFAULT_ACCOUNT: '' },
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  synthStderr = stderr;
-  console.log(`cdk synth took ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  const synth = await cliSynth();
+  outdir = synth.outdir;
+  synthStderr = synth.stderr;
+  console.log(`cdk synth took ${synth.seconds.toFixed(1)} s`);
   for (const stage of STAGES) {
     const stack = STACK_NAMES[stage];
     const template = readTemplate(JSON.parse(readFileSync(path.join(outdir, `${stack}.template.json`), 'utf8')));
@@ -61,8 +56,6 @@ beforeAll(async () => {
   }
   console.table(bundles.map((b) => ({ stack: b.stack, function: b.logicalId, files: b.files.join(' '), kB: (b.bytes / 1024).toFixed(1) })));
 }, 240_000);
-
-afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
 describe('npm run synth', () => {
   it('prints no warning that feature flags are not configured: cdk.json sets every one aws-cdk-lib recommends', () => {

@@ -8,6 +8,8 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 /** Slowest first: about 5 s or more each on a quiet 2-core machine. */
 const SLOWEST = [
   'test/structure/check.test.ts',
+  // The run's `npm run synth` (cli-synth.ts): early, so that bundles.node24, which reads it, seldom waits.
+  'test/infra/synth.cli.test.ts',
   'test/local/npm-start-loop.test.ts',
   'test/local/npm-start.test.ts',
   'test/client/package-export.test.ts',
@@ -16,14 +18,13 @@ const SLOWEST = [
   'test/cli/petstore-cli.test.ts',
   'test/rate-limit/unban-instances.http.test.ts',
   'test/rate-limit/shards.test.ts',
-  'test/infra/synth.cli.test.ts',
   'test/local/docs.test.ts',
   'test/rate-limit/limits.test.ts',
-  'test/bundles/bundles.node24.test.ts',
   'test/reliability/fuzz.test.ts',
   'test/reliability/hung-dynamodb.test.ts',
   'test/categories/allowance.test.ts',
   'test/reliability/revocation-cache-ttl.test.ts',
+  'test/bundles/bundles.node24.test.ts',
 ];
 
 export default class SlowestFirst extends BaseSequencer {
