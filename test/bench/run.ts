@@ -119,7 +119,7 @@ async function loadSection() {
   const load = await endToEnd(env, loadKey, settings.loadSeconds);
   results.load = load;
   table(
-    `End to end with autocannon, GET /v1/categories (${LISTED_CATEGORIES} categories), ${settings.loadSeconds} s each in 3 alternating slices, 16 connections`,
+    `End to end with autocannon, GET /v1/categories (${LISTED_CATEGORIES} categories), ${settings.loadSeconds} s each in 4 slices in ABBA order, 16 connections`,
     load,
   );
   return load;
