@@ -65,7 +65,8 @@ function summarise(server: string, slices: autocannon.Result[], seconds: number,
   return {
     server,
     requestsPerSecond: sum((r) => r.requests.total) / seconds,
-    p50Ms: p50s[Math.floor(p50s.length / 2)] ?? 0,
+    // The median: of an even count (the ABBA slices), the mean of the middle two.
+    p50Ms: ((p50s[Math.floor((p50s.length - 1) / 2)] ?? 0) + (p50s[Math.floor(p50s.length / 2)] ?? 0)) / 2,
     p99Ms: Math.max(...slices.map((r) => r.latency.p99)),
     total: sum((r) => r.requests.total),
     non2xx: sum((r) => r.non2xx),

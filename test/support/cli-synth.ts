@@ -12,6 +12,8 @@ import * as v from 'valibot';
 import { inject } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** Below the hook timeouts of the files that wait (240 s and 300 s). */
+const SYNTH_TIMEOUT_MS = 200_000;
 const Result = v.object({ seconds: v.number(), stderr: v.string(), error: v.optional(v.string()) });
 
 /** The cloud assembly's directory, what the CLI printed on stderr (its warnings) and how long it took. */
@@ -30,8 +32,9 @@ export async function cliSynth(): Promise<CliSynth> {
     try {
       mkdirSync(dir);
       return true;
-    } catch {
-      return false;
+    } catch (error) {
+      if (error instanceof Error && 'code' in error && error.code === 'EEXIST') return false;
+      throw error;
     }
   })();
   if (mine) {
@@ -41,6 +44,7 @@ export async function cliSynth(): Promise<CliSynth> {
       // No credentials and no default account: synth must not need them.
       env: { ...process.env, AWS_ACCESS_KEY_ID: '', AWS_SECRET_ACCESS_KEY: '', AWS_PROFILE: '', CDK_DEFAULT_ACCOUNT: '' },
       maxBuffer: 64 * 1024 * 1024,
+      timeout: SYNTH_TIMEOUT_MS,
     }).then(
       ({ stderr }) => ({ stderr }),
       (error: Error & { stderr?: string }) => ({ stderr: error.stderr ?? '', error: error.message }),
@@ -49,7 +53,12 @@ export async function cliSynth(): Promise<CliSynth> {
     writeFileSync(`${resultFile}.part`, JSON.stringify({ ...result, seconds: (Date.now() - started) / 1000 }));
     renameSync(`${resultFile}.part`, resultFile);
   }
-  while (!existsSync(resultFile)) await sleep(250);
+  // The owner writes a result, a failure included, within SYNTH_TIMEOUT_MS; past that its worker is gone.
+  const deadline = Date.now() + SYNTH_TIMEOUT_MS + 10_000;
+  while (!existsSync(resultFile)) {
+    if (Date.now() > deadline) throw new Error('npm run synth: the file that runs it wrote no result');
+    await sleep(250);
+  }
   const { error, stderr, seconds } = v.parse(Result, JSON.parse(readFileSync(resultFile, 'utf8')));
   if (error) throw new Error(`npm run synth failed: ${error}`);
   return { outdir, stderr, seconds };

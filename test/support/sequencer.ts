@@ -7,19 +7,19 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /** Slowest first: about 5 s or more each on a quiet 2-core machine. */
 const SLOWEST = [
-  'test/structure/check.test.ts',
+  'test/local/npm-start-loop.test.ts',
   // The run's `npm run synth` (cli-synth.ts): early, so that bundles.node24, which reads it, seldom waits.
   'test/infra/synth.cli.test.ts',
-  'test/local/npm-start-loop.test.ts',
-  'test/local/npm-start.test.ts',
-  'test/client/package-export.test.ts',
   'test/reliability/any-body.test.ts',
-  'test/cli/aws-target.test.ts',
-  'test/cli/petstore-cli.test.ts',
+  'test/local/npm-start.test.ts',
   'test/rate-limit/unban-instances.http.test.ts',
+  'test/structure/check.test.ts',
+  'test/cli/petstore-cli.test.ts',
+  'test/rate-limit/limits.test.ts',
+  'test/client/package-export.test.ts',
+  'test/cli/aws-target.test.ts',
   'test/rate-limit/shards.test.ts',
   'test/local/docs.test.ts',
-  'test/rate-limit/limits.test.ts',
   'test/reliability/fuzz.test.ts',
   'test/reliability/hung-dynamodb.test.ts',
   'test/categories/allowance.test.ts',
