@@ -5,11 +5,11 @@
  */
 import { TransactionCanceledException, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { nowMs } from '../clock.js';
 import { config } from '../config.js';
 import { type RetryPolicy, retrying } from '../dynamo/backoff.js';
-import { hotClient } from '../dynamo/client.js';
+import { hotClient, attributeValues as item } from '../dynamo/client.js';
 import { COUNTER_KEY, categoryKey, creatorKey, foldedReservationKey, legacyReservationKey } from './keys.js';
 import { CATEGORY_CAP, type Category, type NewCategory } from './schema.js';
 
@@ -47,7 +47,6 @@ export interface CategoryStoreOptions {
 export function categoryStore(db: DynamoDBDocumentClient, table: string, options: CategoryStoreOptions = {}) {
   const allowance = options.allowance ?? config().CATEGORY_ALLOWANCE;
   const hot = hotClient(db);
-  const item = (value: Record<string, unknown>) => marshall(value, { removeUndefinedValues: true });
   const putNew = (value: Record<string, unknown>) => ({
     Put: { TableName: table, Item: item(value), ConditionExpression: 'attribute_not_exists(pk)' },
   });

@@ -6,6 +6,7 @@
 import { Agent } from 'node:http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { marshall, type marshallOptions } from '@aws-sdk/util-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { config } from '../config.js';
 import { budgetRetryStrategy } from './backoff.js';
@@ -67,8 +68,14 @@ export function hotClient(db: Pick<DynamoDBDocumentClient, 'middlewareStack'>): 
   return built;
 }
 
+/** How the document clients marshall values; a copy each, as a document client writes into the options it is given. */
+const marshalling = (): marshallOptions => ({ removeUndefinedValues: true });
+
+/** Values for a hot client's command, marshalled as the document clients marshall them. */
+export const attributeValues = (values: Record<string, unknown>) => marshall(values, marshalling());
+
 export function createDocumentClient(client: DynamoDBClient): DynamoDBDocumentClient {
-  return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  return DynamoDBDocumentClient.from(client, { marshallOptions: marshalling() });
 }
 
 const clients = new Map<FunctionKind, DynamoDBDocumentClient>();

@@ -6,8 +6,8 @@
  */
 import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import { hotClient } from '../dynamo/client.js';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { attributeValues, hotClient } from '../dynamo/client.js';
 import type { Limits } from '../plans.js';
 import {
   callCountName,
@@ -55,17 +55,14 @@ export function itemAdmission(db: DynamoDBDocumentClient, table: string, options
             UpdateExpression: `ADD #m :one, #d :one${call.add} SET expiresAt = :expires${call.set}${remove}`,
             ConditionExpression: `(attribute_not_exists(#m) OR #m < :perMinute) AND (attribute_not_exists(#d) OR #d < :perDay) AND ${NO_BAN}`,
             ExpressionAttributeNames: names,
-            ExpressionAttributeValues: marshall(
-              {
-                ':one': 1,
-                ':perMinute': share.perMinute,
-                ':perDay': share.perDay,
-                ':now': now,
-                // The item keeps its days not yet moved to the history as long as the history keeps them.
-                ':expires': retainUntil(dayStart, options.retentionDays),
-              },
-              { removeUndefinedValues: true },
-            ),
+            ExpressionAttributeValues: attributeValues({
+              ':one': 1,
+              ':perMinute': share.perMinute,
+              ':perDay': share.perDay,
+              ':now': now,
+              // The item keeps its days not yet moved to the history as long as the history keeps them.
+              ':expires': retainUntil(dayStart, options.retentionDays),
+            }),
             ReturnValues: 'ALL_NEW',
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           }),
