@@ -79,8 +79,11 @@ export async function invokeAuthorizer(
   return output;
 }
 
-/** Cached results by header value; the entry holds the promise, so concurrent requests share one invocation. */
-const cache = new Map<string, { expires: number; result: Promise<APIGatewayAuthorizerResult> }>();
+/**
+ * Cached results by header value; the entry holds the promise, so concurrent requests share one invocation, and the
+ * policy's effect on each method ARN it was checked against.
+ */
+const cache = new Map<string, { expires: number; result: Promise<APIGatewayAuthorizerResult>; effects: Map<string, 'Allow' | 'Deny'> }>();
 let handlerPromise: Promise<AuthorizerHandler> | undefined;
 
 function loadAuthorizer(): Promise<AuthorizerHandler> {
@@ -127,6 +130,7 @@ export async function authorize(event: APIGatewayProxyEvent): Promise<AuthOutcom
     entry = {
       expires: Date.now() + ttlSeconds * 1000,
       result: loadAuthorizer().then((handler) => invokeAuthorizer(handler, request)),
+      effects: new Map(),
     };
     if (ttlSeconds > 0) {
       cache.set(header, entry);
@@ -148,7 +152,12 @@ export async function authorize(event: APIGatewayProxyEvent): Promise<AuthOutcom
     });
     return { allowed: false, response: failure?.response ?? 'AUTHORIZER_CONFIGURATION_ERROR' };
   }
-  if (effectFor(output, arn) === 'Deny') {
+  let effect = entry.effects.get(arn);
+  if (!effect) {
+    effect = effectFor(output, arn);
+    entry.effects.set(arn, effect);
+  }
+  if (effect === 'Deny') {
     const message = output.context?.message;
     return { allowed: false, response: 'ACCESS_DENIED', ...(typeof message === 'string' ? { message } : {}) };
   }

@@ -28,22 +28,31 @@ export interface ProxyEventInput {
 }
 
 /**
- * Values by name, the last in `single`, all in `multi`; header names ignore case (spelled as first received). Grouped
- * in a Map and built as own properties, so `__proto__` is an ordinary name, as Lambda's JSON.parse makes it.
+ * Values by name, the last in `single`, all in `multi`; header names ignore case (spelled as first received). Built
+ * as own properties, so `__proto__` is an ordinary name, as Lambda's JSON.parse makes it.
  */
 function grouped(pairs: [string, string][], ignoreCase = false): { single: Record<string, string>; multi: Record<string, string[]> } {
-  const groups = new Map<string, { name: string; values: string[] }>();
+  const single: Record<string, string> = {};
+  const multi: Record<string, string[]> = {};
+  const spelled = new Map<string, string>();
   for (const [received, value] of pairs) {
     const key = ignoreCase ? received.toLowerCase() : received;
-    const group = groups.get(key);
-    if (group) group.values.push(value);
-    else groups.set(key, { name: received, values: [value] });
+    const name = spelled.get(key);
+    if (name === undefined) {
+      spelled.set(key, received);
+      own(single, received, value);
+      own(multi, received, [value]);
+    } else {
+      own(single, name, value);
+      multi[name]?.push(value);
+    }
   }
-  const named = [...groups.values()];
-  return {
-    single: Object.fromEntries(named.map(({ name, values }) => [name, values[values.length - 1] ?? ''])),
-    multi: Object.fromEntries(named.map(({ name, values }) => [name, values])),
-  };
+  return { single, multi };
+}
+
+function own<T>(target: Record<string, T>, name: string, value: T): void {
+  if (name === '__proto__') Object.defineProperty(target, name, { value, writable: true, enumerable: true, configurable: true });
+  else target[name] = value;
 }
 
 export function proxyEvent(input: ProxyEventInput = {}): ApiEvent {
@@ -126,6 +135,8 @@ export function authorizerEvent(event: ApiEvent): APIGatewayRequestAuthorizerEve
   };
 }
 
+const nothing = () => undefined;
+
 export function lambdaContext(
   functionName: string,
   requestId: string,
@@ -142,8 +153,8 @@ export function lambdaContext(
     logGroupName: `/aws/lambda/${functionName}`,
     logStreamName: 'local',
     getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
+    done: nothing,
+    fail: nothing,
+    succeed: nothing,
   };
 }

@@ -14,20 +14,33 @@ const loaded = new Map<string, Promise<LambdaHandler>>();
 const queues = new Map<string, Promise<unknown>>();
 
 function load(route: Route): Promise<LambdaHandler> {
-  const handler =
-    loaded.get(route.handler) ?? import(`../../functions/${route.handler}.ts`).then((m: { handler: LambdaHandler }) => m.handler);
-  loaded.set(route.handler, handler);
+  let handler = loaded.get(route.handler);
+  if (!handler) {
+    handler = import(`../../functions/${route.handler}.ts`).then((m: { handler: LambdaHandler }) => m.handler);
+    loaded.set(route.handler, handler);
+  }
   return handler;
 }
 
+/** Per route, worked out once: whether it writes beyond counters, so runs one invocation at a time. */
+const serialized = new WeakMap<Route, boolean>();
+
 function writesBeyondCounters(route: Route): boolean {
-  return Object.entries(route.tables).some(([table, access]) => table !== 'counters' && access === 'write');
+  let writes = serialized.get(route);
+  if (writes === undefined) {
+    writes = Object.entries(route.tables).some(([table, access]) => table !== 'counters' && access === 'write');
+    serialized.set(route, writes);
+  }
+  return writes;
 }
 
-export async function invoke(route: Route, event: ApiEvent): Promise<APIGatewayProxyResult | undefined> {
-  const run = async () => (await load(route))(event, lambdaContext(route.handler, event.requestContext.requestId));
-  if (!writesBeyondCounters(route)) return run();
-  const result = (queues.get(route.handler) ?? Promise.resolve()).then(run);
+async function run(route: Route, event: ApiEvent): Promise<APIGatewayProxyResult | undefined> {
+  return (await load(route))(event, lambdaContext(route.handler, event.requestContext.requestId));
+}
+
+export function invoke(route: Route, event: ApiEvent): Promise<APIGatewayProxyResult | undefined> {
+  if (!writesBeyondCounters(route)) return run(route, event);
+  const result = (queues.get(route.handler) ?? Promise.resolve()).then(() => run(route, event));
   queues.set(
     route.handler,
     result.catch(() => undefined),

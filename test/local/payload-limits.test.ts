@@ -5,8 +5,10 @@
  * which is why the web ACL is in front of every stage.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { proxyEvent } from '../../infra/local/events.js';
 import { type Gateway, startGateway } from '../../infra/local/gateway.js';
-import { LAMBDA_MAX_INVOKE_PAYLOAD_BYTES } from '../../infra/local/payload-limits.js';
+import { API_GATEWAY_MAX_HEADER_BYTES, API_GATEWAY_MAX_URL_CHARS } from '../../infra/local/malformed-requests.js';
+import { EVENT_BYTES_BESIDE_BODY, LAMBDA_MAX_INVOKE_PAYLOAD_BYTES, overLambdaInvokeLimit } from '../../infra/local/payload-limits.js';
 import { MAX_BODY_BYTES } from '../../lib/http/json-body.js';
 import { type Answer, contractViolations, send } from '../support/contract-answer.js';
 import { makeCustomer, type TestCustomer } from '../support/customers.js';
@@ -91,5 +93,30 @@ describe("without the web ACL: Lambda's invoke payload limit", () => {
     expect(answer.status).toBe(500);
     expect(answer.body).toMatchObject({ code: 'INTERNAL_ERROR', status: 500 });
     expect(beforeAnyFunction(answer)).toBe(true);
+  });
+
+  it('serializes every event that could be over it: the largest URL and headers stay within the part it does not measure', () => {
+    // Characters JSON escapes (a backslash is two bytes), the URL split between path and query, the headers between
+    // Host, User-Agent and one more; the authorizer's context with a long message.
+    const escaped = (n: number) => '\\'.repeat(n);
+    const third = Math.floor(API_GATEWAY_MAX_HEADER_BYTES / 3) - 16;
+    const event = proxyEvent({
+      path: `/${escaped(API_GATEWAY_MAX_URL_CHARS / 2)}`,
+      query: [['q', escaped(API_GATEWAY_MAX_URL_CHARS / 2)]],
+      headers: [
+        ['Host', escaped(third)],
+        ['User-Agent', escaped(third)],
+        ['X-Other', escaped(third)],
+      ],
+      authorizer: { principalId: customer.customerId, customerId: customer.customerId, message: escaped(1_000) },
+    });
+    const beside = Buffer.byteLength(JSON.stringify(event), 'utf8');
+    expect(beside).toBeLessThanOrEqual(EVENT_BYTES_BESIDE_BODY);
+    // With a body that takes it one byte over (the body's quotes replace `null`), the event is measured and refused.
+    const body = 'x'.repeat(LAMBDA_MAX_INVOKE_PAYLOAD_BYTES - beside + 3);
+    expect(overLambdaInvokeLimit({ ...event, body })).toBe(true);
+    expect(overLambdaInvokeLimit({ ...event, body: body.slice(1) })).toBe(false);
+    // A sixth as many characters that JSON writes as \u0001, six bytes each: over as well.
+    expect(overLambdaInvokeLimit({ ...event, body: '\u0001'.repeat(Math.ceil(body.length / 6)) })).toBe(true);
   });
 });
