@@ -231,7 +231,11 @@ describe('npm start reloads', () => {
       },
       { timeout: 60_000, interval: 250 },
     );
-    expect(run.output()).toMatch(/reloaded in [\d.]+ s: lib\/http\/to-http-error\.ts changed/);
+    // Said once both gateways are up again: production may answer while staging still starts.
+    await vi.waitFor(() => expect(run.output()).toMatch(/reloaded in [\d.]+ s: lib\/http\/to-http-error\.ts changed/), {
+      timeout: 60_000,
+      interval: 250,
+    });
     // The same DynamoDB Local, started once, and the demo key of the start still valid: nothing was restarted but
     // the gateways.
     expect(java).toHaveLength(1);
