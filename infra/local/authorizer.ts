@@ -118,7 +118,9 @@ function effectFor(result: APIGatewayAuthorizerResult, arn: string): 'Allow' | '
 }
 
 export async function authorize(event: APIGatewayProxyEvent): Promise<AuthOutcome> {
-  const header = Object.entries(event.headers).find(([name]) => name.toLowerCase() === 'authorization')?.[1];
+  let header: string | undefined;
+  // One name at most: the event's header names are unique ignoring case (events.ts).
+  for (const name of Object.keys(event.headers)) if (name.toLowerCase() === 'authorization') header = event.headers[name];
   if (!header) return { allowed: false, response: 'UNAUTHORIZED' };
 
   const arn = methodArn(event.httpMethod, event.resource);

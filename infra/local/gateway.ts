@@ -62,6 +62,20 @@ async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
   return Buffer.concat(chunks);
 }
 
+/**
+ * Non-empty segments of letters, digits, `_` and `-`, and no query: what the WHATWG URL parser returns as the path
+ * unchanged (nothing to percent-encode, no dot segment, no `//` authority), so it is not parsed.
+ */
+const PLAIN_PATH = /^(?:\/[A-Za-z0-9_-]+)*\/?$/;
+
+/** The target's path and query; one the URL parser refuses (`//`, `//host:99999/v1`) is a path no route has. */
+export function requestTarget(raw: string): { pathname: string; query: [string, string][] } {
+  if (raw.startsWith('/') && PLAIN_PATH.test(raw)) return { pathname: raw, query: [] };
+  if (!URL.canParse(raw, 'http://localhost')) return { pathname: '', query: [] };
+  const url = new URL(raw, 'http://localhost');
+  return { pathname: url.pathname, query: [...url.searchParams] };
+}
+
 function headerPairs(req: IncomingMessage): [string, string][] {
   const pairs: [string, string][] = [];
   for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) pairs.push([req.rawHeaders[i] ?? '', req.rawHeaders[i + 1] ?? '']);
@@ -91,7 +105,7 @@ export async function handleRequest(
     res.shouldKeepAlive = false;
     return sendGatewayResponse(res, 'DEFAULT_4XX', requestId, refusal);
   }
-  const url = new URL(req.url ?? '/', 'http://localhost');
+  const url = requestTarget(req.url ?? '/');
   const extra = options.extraRoutes?.[url.pathname];
   // HEAD as GET: Node sends the headers of a HEAD request's answer without its body.
   if (extra && (req.method === 'GET' || req.method === 'HEAD')) return extra(req, res);
@@ -116,7 +130,7 @@ export async function handleRequest(
     path,
     resource: match.route.path,
     headers: headerPairs(req),
-    query: [...url.searchParams],
+    query: url.query,
     pathParameters: match.pathParameters,
     // Text bodies are decoded as a decoder does, bytes that are not UTF-8 becoming U+FFFD: what API Gateway does
     // with them is not documented, which is why every type is binary (lib/api-gateway/binary-media-types.ts).

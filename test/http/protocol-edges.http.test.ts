@@ -264,6 +264,14 @@ describe("methods API Gateway has no operation for, and the local gateway's pars
 
   it.each<[string, string, number, string]>([
     ['a method Node does not know', 'FOO /v1/categories HTTP/1.1\r\nHost: x\r\n\r\n', 404, 'NOT_FOUND'],
+    // A target the URL parser refuses is a path no route has: the 404 of any unknown path, not a 500.
+    ['a target that is only two slashes', 'GET // HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', 404, 'NOT_FOUND'],
+    [
+      'a target with an authority and a bad port',
+      'GET //x:99999/v1/categories HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+      404,
+      'NOT_FOUND',
+    ],
     ['a garbage request line', 'GARBAGE\r\n\r\n', 400, 'VALIDATION_FAILED'],
     ['a broken HTTP version', 'GET /v1/categories XTTP/1.1\r\nHost: x\r\n\r\n', 400, 'VALIDATION_FAILED'],
     [
