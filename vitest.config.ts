@@ -11,6 +11,7 @@ const OWN_PROCESS = [
   'test/http/request-path.test.ts',
   'test/categories/cold-create.test.ts',
   'test/rate-limit/unban-instances.http.test.ts',
+  'test/local/authorizer-cache.test.ts',
 ];
 
 export default defineConfig({

@@ -92,7 +92,7 @@ function loadAuthorizer(): Promise<AuthorizerHandler> {
   return handlerPromise;
 }
 
-/** A policy's Resource pattern as a regular expression, compiled once: a cached policy is checked on every request. */
+/** A policy's Resource pattern as a regular expression, compiled once: with no cache (TTL 0) every request brings one. */
 const resourcePatterns = new Map<string, RegExp>();
 
 function resourceMatches(pattern: string, arn: string): boolean {

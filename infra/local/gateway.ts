@@ -64,16 +64,19 @@ async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
 
 /**
  * Non-empty segments of letters, digits, `_` and `-`, and no query: what the WHATWG URL parser returns as the path
- * unchanged (nothing to percent-encode, no dot segment, no `//` authority), so it is not parsed.
+ * unchanged (nothing to percent-encode, no dot segment), so it is not parsed.
  */
 const PLAIN_PATH = /^(?:\/[A-Za-z0-9_-]+)*\/?$/;
 
-/** The target's path and query; one the URL parser refuses (`//`, `//host:99999/v1`) is a path no route has. */
+/**
+ * The target's path and query. An origin-form target is a path even when it starts with `//` (RFC 9112, 3.2.1), so
+ * `//x/v1/categories` is that path, which no route has, not host x's `/v1/categories`; a target the parser refuses
+ * (absolute-form with a bad port) is no path at all.
+ */
 export function requestTarget(raw: string): { pathname: string; query: [string, string][] } {
   if (raw.startsWith('/') && PLAIN_PATH.test(raw)) return { pathname: raw, query: [] };
-  if (!URL.canParse(raw, 'http://localhost')) return { pathname: '', query: [] };
-  const url = new URL(raw, 'http://localhost');
-  return { pathname: url.pathname, query: [...url.searchParams] };
+  const url = raw.startsWith('/') ? URL.parse(`http://localhost${raw}`) : URL.parse(raw, 'http://localhost');
+  return url ? { pathname: url.pathname, query: [...url.searchParams] } : { pathname: '', query: [] };
 }
 
 function headerPairs(req: IncomingMessage): [string, string][] {

@@ -16,9 +16,10 @@ export function refusedByWebAcl(bodyBytes: number | undefined): boolean {
 }
 
 /**
- * Everything of an event but its body: the request line and headers (at most NODE_MAX_HEADER_SIZE bytes, each in the
- * event at most four times: headers, multiValueHeaders, and the Host and User-Agent or the path twice), at most 6
- * bytes of JSON a character (`\u001f`), and the fixed fields and the authorizer's context, under 64 KiB.
+ * Everything of an event but its body: the request line and headers (at most NODE_MAX_HEADER_SIZE bytes, each byte in
+ * the event at most four times: a header in headers and multiValueHeaders, Host and User-Agent once more; the path in
+ * path, requestContext.path and pathParameters; the query twice), at most 6 bytes of JSON a character (`\u001f`), and
+ * the fixed fields and the authorizer's context, under 64 KiB.
  */
 export const EVENT_BYTES_BESIDE_BODY = 4 * 6 * NODE_MAX_HEADER_SIZE + 64 * 1024;
 

@@ -264,14 +264,10 @@ describe("methods API Gateway has no operation for, and the local gateway's pars
 
   it.each<[string, string, number, string]>([
     ['a method Node does not know', 'FOO /v1/categories HTTP/1.1\r\nHost: x\r\n\r\n', 404, 'NOT_FOUND'],
-    // A target the URL parser refuses is a path no route has: the 404 of any unknown path, not a 500.
+    // An origin-form target is a path, `//` included: `//x/v1/categories` is not host x's /v1/categories.
     ['a target that is only two slashes', 'GET // HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', 404, 'NOT_FOUND'],
-    [
-      'a target with an authority and a bad port',
-      'GET //x:99999/v1/categories HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
-      404,
-      'NOT_FOUND',
-    ],
+    ['two slashes, a name and a route', 'GET //x/v1/categories HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', 404, 'NOT_FOUND'],
+    ['the same with a bad port', 'GET //x:99999/v1/categories HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', 404, 'NOT_FOUND'],
     ['a garbage request line', 'GARBAGE\r\n\r\n', 400, 'VALIDATION_FAILED'],
     ['a broken HTTP version', 'GET /v1/categories XTTP/1.1\r\nHost: x\r\n\r\n', 400, 'VALIDATION_FAILED'],
     [
