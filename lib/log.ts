@@ -43,24 +43,39 @@ export function setLogSink(next: LogSink | undefined): void {
   sink = next;
 }
 
-let built: { logger: ApiLogger; context: middy.MiddlewareObj } | undefined;
-/** The latest invocation's request, which a Logger built later takes its context from. */
-let latest: middy.Request | undefined;
-let invocations = 0;
+/** One function's Logger, built when it first logs, and its latest invocation, whose context a later-built Logger takes. */
+interface FunctionLog {
+  built?: { logger: ApiLogger; context: middy.MiddlewareObj };
+  latest?: middy.Request;
+  invocations: number;
+}
+
+/**
+ * The process's log state, claimed by the first function chain (on Lambda, the only one). The local gateway runs every
+ * function in one process, and each later chain keeps a state of its own, as each would on Lambda: a function that
+ * never logs never pays for a Logger's context on its invocations. A line is written for the latest invocation's.
+ */
+const processLog: FunctionLog = { invocations: 0 };
+const functionLogs = [processLog];
+let claimed = false;
+let current = processLog;
+let levelSet: LogLevel | undefined;
 
 function newLogger(): ApiLogger {
   return new ApiLogger({ serviceName: getServiceName() || 'petstore-local', jsonReplacerFn: redact });
 }
 
 function logger(): ApiLogger {
-  if (!built) {
+  const state = current;
+  if (!state.built) {
     const created = newLogger();
-    // Built during a later invocation than the process's first, that invocation is not the cold start.
-    if (invocations > 1) created.markWarm();
-    built = { logger: created, context: injectLambdaContext(created) };
-    if (latest) built.context.before?.(latest);
+    if (levelSet) created.setLogLevel(levelSet);
+    // Built during a later invocation than the function's first, that invocation is not the cold start.
+    if (state.invocations > 1) created.markWarm();
+    state.built = { logger: created, context: injectLambdaContext(created) };
+    if (state.latest) state.built.context.before?.(state.latest);
   }
-  return built.logger;
+  return state.built.logger;
 }
 
 let gateway: ApiLogger | undefined;
@@ -68,7 +83,7 @@ let gateway: ApiLogger | undefined;
 function gatewayLogger(): ApiLogger {
   if (!gateway) {
     gateway = newLogger();
-    if (built) gateway.setLogLevel(built.logger.getLevelName());
+    if (levelSet) gateway.setLogLevel(levelSet);
   }
   return gateway;
 }
@@ -89,7 +104,9 @@ function facade(get: () => ApiLogger) {
 export const log = {
   ...facade(logger),
   setLogLevel: (level: LogLevel) => {
-    logger().setLogLevel(level);
+    levelSet = level;
+    logger();
+    for (const state of functionLogs) state.built?.logger.setLogLevel(level);
     gateway?.setLogLevel(level);
   },
 };
@@ -98,12 +115,21 @@ export const log = {
 export const gatewayLog = /* @__PURE__ */ facade(gatewayLogger);
 
 /** Middy middleware: the invocation's context on every line, through `injectLambdaContext` once the Logger is built. */
-export const logContext = (): middy.MiddlewareObj => ({
-  before: (request) => {
-    invocations += 1;
-    latest = request;
-    built?.context.before?.(request);
-  },
-  after: (request) => built?.context.after?.(request),
-  onError: (request) => built?.context.onError?.(request),
-});
+export const logContext = (): middy.MiddlewareObj => {
+  let state = processLog;
+  if (claimed) {
+    state = { invocations: 0 };
+    functionLogs.push(state);
+  }
+  claimed = true;
+  return {
+    before: (request) => {
+      current = state;
+      state.invocations += 1;
+      state.latest = request;
+      state.built?.context.before?.(request);
+    },
+    after: (request) => state.built?.context.after?.(request),
+    onError: (request) => state.built?.context.onError?.(request),
+  };
+};

@@ -128,6 +128,38 @@ describe('a Logger built when the first line is written', () => {
   });
 });
 
+describe('functions sharing one process, as in the local gateway', () => {
+  it('each keep a Logger of their own: one that never logs pays no invocation context, and each has its cold start', async () => {
+    vi.resetModules();
+    const fresh = await import('../../lib/log.js');
+    const { Logger } = await import('@aws-lambda-powertools/logger');
+    const middy = (await import('@middy/core')).default;
+    const captured = captureLogs(fresh.setLogSink);
+    const addContext = vi.spyOn(Logger.prototype, 'addContext');
+    const logs = middy(async () => fresh.log.warn('from the first')).use(fresh.logContext());
+    const quiet = middy(async () => undefined).use(fresh.logContext());
+    const later = middy(async () => fresh.log.warn('from the third')).use(fresh.logContext());
+    const ids = Array.from({ length: 3 }, () => randomUUID());
+    await logs({}, lambdaContext('PetStore-Production-ApiCreateCategory', ids[0] ?? ''));
+    await logs({}, lambdaContext('PetStore-Production-ApiCreateCategory', ids[1] ?? ''));
+    for (let i = 0; i < 10; i++) await quiet({}, lambdaContext('PetStore-Production-ApiListCategories', randomUUID()));
+    await later({}, lambdaContext('PetStore-Production-ApiGetPetById', ids[2] ?? ''));
+    // The first function's two invocations and the third's one: none for the ten that logged nothing.
+    expect(addContext).toHaveBeenCalledTimes(3);
+    addContext.mockRestore();
+    expect(linesOf(captured)).toEqual([
+      expect.objectContaining({ message: 'from the first', function_request_id: ids[0], cold_start: true }),
+      expect.objectContaining({ message: 'from the first', function_request_id: ids[1], cold_start: false }),
+      expect.objectContaining({
+        message: 'from the third',
+        function_request_id: ids[2],
+        function_name: 'PetStore-Production-ApiGetPetById',
+        cold_start: true,
+      }),
+    ]);
+  });
+});
+
 describe("the local gateway's own lines", () => {
   it("carry no invocation's context, only their own requestId; redacted and at the level set, like every line", async () => {
     vi.stubEnv('AWS_LAMBDA_LOG_LEVEL', '');
