@@ -20,6 +20,8 @@ export type LoadResult = {
   errors: number;
   /** The server process's CPU (every thread: the local gateway's function instances are workers) per request. */
   cpuMsPerRequest: number;
+  /** Each slice's requests a second and CPU ms per request, in the order run: the warm-up and the noise, visible. */
+  slices: string;
 };
 
 /**
@@ -59,7 +61,7 @@ function cannon(url: string, apiKey: string, seconds: number): Promise<autocanno
 }
 
 /** The slices of one server, as one result: requests over the whole time; p50 the slices' median, p99 their worst. */
-function summarise(server: string, slices: autocannon.Result[], seconds: number, cpu: number): LoadResult {
+function summarise(server: string, slices: autocannon.Result[], seconds: number, cpu: number[]): LoadResult {
   const sum = (pick: (r: autocannon.Result) => number) => slices.reduce((total, r) => total + pick(r), 0);
   const p50s = slices.map((r) => r.latency.p50).sort((a, b) => a - b);
   return {
@@ -71,7 +73,10 @@ function summarise(server: string, slices: autocannon.Result[], seconds: number,
     total: sum((r) => r.requests.total),
     non2xx: sum((r) => r.non2xx),
     errors: sum((r) => r.errors + r.timeouts),
-    cpuMsPerRequest: cpu / sum((r) => r.requests.total),
+    cpuMsPerRequest: cpu.reduce((a, b) => a + b, 0) / sum((r) => r.requests.total),
+    slices: slices
+      .map((r, i) => `${Math.round((r.requests.total * SLICES) / seconds)} (${((cpu[i] ?? Number.NaN) / r.requests.total).toFixed(2)})`)
+      .join(', '),
   };
 }
 
@@ -92,19 +97,19 @@ export async function endToEnd(env: Record<string, string>, newApiKey: () => Pro
   try {
     for (const server of servers) await cannon(`${server.url}/v1/categories`, await newApiKey(), 3);
     const slices: autocannon.Result[][] = [[], []];
-    const cpu = [0, 0];
+    const cpu: number[][] = [[], []];
     for (let i = 0; i < SLICES; i++) {
       for (const s of i % 2 === 0 ? [0, 1] : [1, 0]) {
         const server = s === 0 ? gateway : minimal;
         const apiKey = await newApiKey();
         const before = cpuMs(server.child.pid);
         slices[s]?.push(await cannon(`${server.url}/v1/categories`, apiKey, seconds / SLICES));
-        cpu[s] = (cpu[s] ?? 0) + cpuMs(server.child.pid) - before;
+        cpu[s]?.push(cpuMs(server.child.pid) - before);
       }
     }
     return [
-      summarise('local gateway + Middy handlers', slices[0] ?? [], seconds, cpu[0] ?? Number.NaN),
-      summarise('minimal node:http, same DynamoDB calls', slices[1] ?? [], seconds, cpu[1] ?? Number.NaN),
+      summarise('local gateway + Middy handlers', slices[0] ?? [], seconds, cpu[0] ?? []),
+      summarise('minimal node:http, same DynamoDB calls', slices[1] ?? [], seconds, cpu[1] ?? []),
     ];
   } finally {
     gateway.child.kill();
