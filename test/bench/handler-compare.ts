@@ -1,15 +1,15 @@
 /**
- * listCategories' handler beside the minimal server's two calls (minimal-server.ts: the counter's UpdateItem and the
+ * listCategories' handler beside the minimal server's two calls (minimal-calls.ts: the counter's UpdateItem and the
  * categories Query), in this process, 16 at a time as under the load: CPU µs per request, blocks in ABBA order.
  * No HTTP server and no gateway: what the handler costs against the same calls made bare (docs/performance.md).
  * `npx tsx test/bench/handler-compare.ts [rounds] [requests a block]`.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { lambdaContext } from '../../infra/local/events.js';
 import { createDynamoClient } from '../../lib/dynamo/client.js';
 import { benchEnvironment } from './bench-environment.js';
 import { percentile } from './dynamo-meter.js';
+import { listCategoriesBare } from './minimal-calls.js';
 
 const rounds = Number(process.argv[2] ?? 6);
 const perBlock = Number(process.argv[3] ?? 3000);
@@ -26,35 +26,10 @@ async function handler(): Promise<void> {
   if (result.statusCode !== 200) throw new Error(`listCategories answered ${result.statusCode}`);
 }
 
-/** minimal-server.ts's calls for an admitted request, and its body. */
+/** The minimal server's calls for an admitted request, and its body (minimal-calls.ts). */
 async function bare(): Promise<void> {
-  const now = Math.floor(Date.now() / 1000);
-  const [m, d] = [now - (now % 60), now - (now % 86_400)];
-  const count = db
-    .send(
-      new UpdateCommand({
-        TableName: env.COUNTERS_TABLE,
-        Key: { customerId: 'handler-compare-bare' },
-        UpdateExpression: 'ADD #m :one, #d :one',
-        ConditionExpression: '(attribute_not_exists(#m) OR #m < :pm) AND (attribute_not_exists(#d) OR #d < :pd)',
-        ExpressionAttributeNames: { '#m': `m${m}`, '#d': `d${d}` },
-        ExpressionAttributeValues: { ':one': 1, ':pm': 30_000, ':pd': 1_000_000_000 },
-      }),
-    )
-    .then(
-      () => true,
-      (error: unknown) => (error instanceof ConditionalCheckFailedException ? false : Promise.reject(error)),
-    );
-  const query = db.send(
-    new QueryCommand({
-      TableName: env.CATEGORIES_TABLE,
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': 'CATEGORY' },
-    }),
-  );
-  const [admitted, page] = await Promise.all([count, query]);
-  if (!admitted) throw new Error('the bare calls were refused');
-  JSON.stringify((page.Items ?? []).map((i) => ({ id: i.id, name: i.name, ...(i.description ? { description: i.description } : {}) })));
+  const { status } = await listCategoriesBare(db, { customerId: 'handler-compare-bare', perMinute: 30_000, perDay: 1_000_000_000 });
+  if (status !== 200) throw new Error('the bare calls were refused');
 }
 
 /** CPU µs per request of `n` requests, 16 at a time. */

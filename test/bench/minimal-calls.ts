@@ -1,0 +1,58 @@
+/**
+ * The minimal server's DynamoDB calls for GET /v1/categories, bare (no framework, no validation): the counter's
+ * conditional UpdateItem and the categories Query, in parallel; used by minimal-server.ts and handler-compare.ts.
+ */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+
+/** A variable the bench sets (tables, port): absent is a bench bug, not an empty name. */
+export function env(name: string): string {
+  const value = process.env[name];
+  if (value === undefined) throw new Error(`minimal server: ${name} is not set`);
+  return value;
+}
+
+async function count(db: DynamoDBDocumentClient, customerId: string, perMinute: number, perDay: number): Promise<boolean> {
+  const now = Math.floor(Date.now() / 1000);
+  const m = now - (now % 60);
+  const d = now - (now % 86400);
+  try {
+    // The counts named after their windows, as lib/rate-limit/counter-item.ts stores them: one write, no rollover.
+    await db.send(
+      new UpdateCommand({
+        TableName: env('COUNTERS_TABLE'),
+        Key: { customerId },
+        UpdateExpression: 'ADD #m :one, #d :one',
+        ConditionExpression: '(attribute_not_exists(#m) OR #m < :pm) AND (attribute_not_exists(#d) OR #d < :pd)',
+        ExpressionAttributeNames: { '#m': `m${m}`, '#d': `d${d}` },
+        ExpressionAttributeValues: { ':one': 1, ':pm': perMinute, ':pd': perDay },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+/** The answer's status and body: 429 when the counter refuses, else 200 and the categories. */
+export async function listCategoriesBare(
+  db: DynamoDBDocumentClient,
+  customer: { customerId: string; perMinute: number; perDay: number },
+): Promise<{ status: 200 | 429; body: string }> {
+  const [admitted, page] = await Promise.all([
+    count(db, customer.customerId, customer.perMinute, customer.perDay),
+    db.send(
+      new QueryCommand({
+        TableName: env('CATEGORIES_TABLE'),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': 'CATEGORY' },
+      }),
+    ),
+  ]);
+  if (!admitted) return { status: 429, body: '{"code":"RATE_LIMIT_EXCEEDED"}' };
+  const body = JSON.stringify(
+    (page.Items ?? []).map((i) => ({ id: i.id, name: i.name, ...(i.description ? { description: i.description } : {}) })),
+  );
+  return { status: 200, body };
+}
