@@ -35,6 +35,7 @@ export interface GatewayOptions extends LayerOptions {
     statusCode: number | undefined;
     requestId: string;
     customerId: string | undefined;
+    request: IncomingMessage;
   }) => void;
 }
 
@@ -163,6 +164,7 @@ export async function handleRequest(
       statusCode: result?.statusCode,
       requestId,
       customerId: auth.context.customerId,
+      request: req,
     });
     if (!result || typeof result.statusCode !== 'number') throw new Error('the function returned no proxy result');
     writeResult(res, result, requestId);

@@ -34,7 +34,7 @@ export function formatRequestLine(line: RequestLine, format: 'text' | 'json', at
 export function logRequests(
   server: Server,
   format: RequestLogFormat,
-  customerOf: (requestId: string) => string | undefined,
+  customerOf: (request: IncomingMessage) => string | undefined,
   write: (text: string) => void = (text) => process.stdout.write(text),
 ): void {
   if (format === 'off') return;
@@ -49,7 +49,7 @@ export function logRequests(
         status: res.headersSent ? res.statusCode : 0,
         ms: Math.round(performance.now() - started),
         requestId,
-        customerId: customerOf(requestId),
+        customerId: customerOf(req),
       };
       write(`${formatRequestLine(line, format)}\n`);
     });

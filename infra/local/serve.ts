@@ -2,6 +2,7 @@
  * One environment's local gateway, as its own process so that each environment has its own configuration in
  * process.env, as on Lambda. Started by start.ts; says when it listens, stops when told or when start.ts goes away.
  */
+import type { IncomingMessage } from 'node:http';
 import { cdkJsonStage } from '../../lib/cli/cdk-json.js';
 import { config, localConfig } from '../../lib/config.js';
 import { gatewayLog } from '../../lib/log.js';
@@ -13,7 +14,9 @@ import { rateLayers } from './throttles.js';
 
 try {
   const { PORT: port, HOST: host, LAMBDA_INSTANCES: instances, REQUEST_LOG: requestLog, GATEWAY_THROTTLES: throttles } = localConfig();
-  const customers = new Map<string, string | undefined>();
+  // Each invoked request's customer, for its line: held by the request, so nothing outlives it (a request whose client
+  // left before its function answered has its line already written when the customer is known).
+  const customers = new WeakMap<IncomingMessage, string | undefined>();
   // The stage's figures as cdk.json deploys them: usage plans, and (unless switched off) the rate layers.
   const stage = config().STAGE;
   const settings = cdkJsonStage(stage);
@@ -23,7 +26,7 @@ try {
       extraRoutes: docsRoutes(),
       instances,
       preload: true,
-      onInvoked: ({ requestId, customerId }) => customers.set(requestId, customerId),
+      onInvoked: ({ request, customerId }) => customers.set(request, customerId),
       requireGatewayKey: settings.requireGatewayKey,
       ...(throttles === 'on' ? { rateLayers: rateLayers(stage, settings) } : {}),
     },
@@ -40,11 +43,7 @@ try {
   logRequests(
     gateway.server,
     requestLog ?? (process.stdout.isTTY ? 'text' : 'json'),
-    (requestId) => {
-      const customer = customers.get(requestId);
-      customers.delete(requestId);
-      return customer;
-    },
+    (request) => customers.get(request),
     (line) => {
       if (!lines) setImmediate(flushLines);
       lines += line;
