@@ -2,7 +2,8 @@
  * listCategories' handler beside the minimal server's two calls (minimal-calls.ts: the counter's UpdateItem and the
  * categories Query), in this process, 16 at a time as under the load: CPU µs per request, blocks in ABBA order.
  * No HTTP server and no gateway: what the handler costs against the same calls made bare (docs/performance.md).
- * `npx tsx test/bench/handler-compare.ts [rounds] [requests a block]`.
+ * `npx tsx test/bench/handler-compare.ts [rounds] [requests a block]`; BENCH_REPLAY=1 replays DynamoDB's answers
+ * (replay-dynamodb.ts), which leaves the two sides' own CPU alone.
  */
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { lambdaContext } from '../../infra/local/events.js';
@@ -13,6 +14,8 @@ import { listCategoriesBare } from './minimal-calls.js';
 
 const rounds = Number(process.argv[2] ?? 6);
 const perBlock = Number(process.argv[3] ?? 3000);
+// Before any client is built: the replay wraps the HTTP handler the clients send through.
+if (process.env.BENCH_REPLAY === '1') await import('./replay-dynamodb.js');
 const { dynamoLocal, env } = await benchEnvironment('handlers-');
 const { addCategories, authorizerContext, events, LISTED_CATEGORIES, loadHandlers } = await import('./work.js');
 const handlers = await loadHandlers();

@@ -3,9 +3,10 @@
  * in turns, several rounds, against one DynamoDB Local; prints each server's requests a second and CPU per request
  * (median of the rounds, and every round). `npx tsx test/bench/load-compare.ts <treeA> <treeB> [rounds] [seconds]`;
  * LOAD_PROFILE=<dir> runs each gateway with --cpu-prof into that directory; LOAD_STUB=1 measures the gateways' own
- * layers alone (gateway-stub-server.ts).
+ * layers alone (gateway-stub-server.ts); LOAD_REPLAY=1 replays DynamoDB's answers in each server (replay-dynamodb.ts);
+ * LOAD_PIN=1 runs the servers on the second CPU and this process, autocannon and DynamoDB Local on the first.
  */
-import { type ChildProcess, fork } from 'node:child_process';
+import { type ChildProcess, execFileSync, fork } from 'node:child_process';
 import { resolve } from 'node:path';
 import autocannon from 'autocannon';
 import { freePort } from '../../infra/local/dynamodb-local.js';
@@ -16,10 +17,14 @@ import { cpuMs } from './load.js';
 const [a, b] = [resolve(process.argv[2] ?? '.'), resolve(process.argv[3] ?? '.')];
 const rounds = Number(process.argv[4] ?? 5);
 const seconds = Number(process.argv[5] ?? 5);
+const pin = process.env.LOAD_PIN === '1';
+// Before DynamoDB Local starts, which inherits the first CPU; each server is moved to the second once started.
+if (pin) execFileSync('taskset', ['--all-tasks', '--pid', '--cpu-list', '0', String(process.pid)]);
 const { dynamoLocal, env } = await benchEnvironment('loadab-');
 const { addCategories, LISTED_CATEGORIES, loadHandlers } = await import('./work.js');
 const { makeCustomer } = await import('../support/customers.js');
 await addCategories(await loadHandlers(), LISTED_CATEGORIES);
+const replay = process.env.LOAD_REPLAY === '1' ? ['--import', resolve('test/bench/replay-dynamodb.ts')] : [];
 const newKey = async () => (await makeCustomer('enterprise', { perMinute: 30_000, perDay: 1_000_000_000 })).apiKey;
 
 async function start(
@@ -33,7 +38,7 @@ async function start(
     process.env.LOAD_PROFILE && name !== 'minimal' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.LOAD_PROFILE}/${name}`] : [];
   const child = fork(resolve(cwd, script), args, {
     cwd,
-    execArgv: ['--import', 'tsx', ...profile],
+    execArgv: ['--import', 'tsx', ...replay, ...profile],
     env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: 'WARN', GATEWAY_THROTTLES: 'off', AUTHORIZER_CACHE_TTL: '60' },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
@@ -41,6 +46,7 @@ async function start(
     child.once('message', () => done());
     child.once('exit', (code) => fail(new Error(`${name} exited with ${code}`)));
   });
+  if (pin) execFileSync('taskset', ['--all-tasks', '--pid', '--cpu-list', '1', String(child.pid)]);
   return { name, url: `http://127.0.0.1:${port}/v1/categories`, child };
 }
 
