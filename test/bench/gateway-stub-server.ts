@@ -1,14 +1,15 @@
 /**
  * The local gateway of the tree given as argument with every function answering at once with a fixed 200 (no
  * handler, no DynamoDB call but the authorizer's): what the gateway's own layers cost per request, for
- * load-compare.ts's LOAD_STUB=1. `PORT=<port> npx tsx test/bench/gateway-stub-server.ts <tree>`.
+ * load-compare.ts's LOAD_STUB=1. `PORT=<port> npx tsx test/bench/gateway-stub-server.ts <tree>`; with `bare` for the
+ * tree, a node:http server sending the same answer with no gateway at all, the baseline of those layers.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import { resolve } from 'node:path';
 
-const root = resolve(process.argv[2] ?? '.');
-const { handleRequest } = await import(`${root}/infra/local/gateway.ts`);
+const bare = process.argv[2] === 'bare';
+const { handleRequest } = bare ? { handleRequest: undefined } : await import(`${resolve(process.argv[2] ?? '.')}/infra/local/gateway.ts`);
 const headers = {
   'X-RateLimit-Limit': '30000',
   'X-RateLimit-Remaining': '29999',
@@ -29,5 +30,6 @@ const functions = {
   close: async () => undefined,
 };
 createServer((req, res) => {
+  if (!handleRequest) return res.writeHead(200, { ...headers, 'X-Request-Id': randomUUID() }).end(Buffer.from(body));
   void handleRequest(req, res, randomUUID(), { requireGatewayKey: true }, functions);
 }).listen(Number(process.env.PORT), '127.0.0.1', () => process.send?.({ ready: true }));

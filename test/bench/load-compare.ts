@@ -1,10 +1,9 @@
 /**
- * The end-to-end load of load.ts, for working on the local gateway: the gateway of two trees and the minimal server,
- * in turns, several rounds, against one DynamoDB Local; prints each server's requests a second and CPU per request
- * (median of the rounds, and every round). `npx tsx test/bench/load-compare.ts <treeA> <treeB> [rounds] [seconds]`;
- * LOAD_PROFILE=<dir> runs each gateway with --cpu-prof into that directory; LOAD_STUB=1 measures the gateways' own
- * layers alone (gateway-stub-server.ts); LOAD_REPLAY=1 replays DynamoDB's answers in each server (replay-dynamodb.ts);
- * LOAD_PIN=1 runs the servers on the second CPU and this process, autocannon and DynamoDB Local on the first.
+ * load.ts's end-to-end load for work on the local gateway: two trees' gateways and the minimal server in turns against
+ * one DynamoDB Local, requests a second and CPU per request. `npx tsx test/bench/load-compare.ts <A> <B> [rounds] [s]`;
+ * LOAD_PROFILE=<dir>: --cpu-prof; LOAD_STUB=1: the gateways' own layers, beside a bare server sending the same answer
+ * (gateway-stub-server.ts); LOAD_REPLAY=1: DynamoDB's answers replayed (replay-dynamodb.ts); LOAD_PIN=1: the servers
+ * on the second CPU, the rest on the first.
  */
 import { type ChildProcess, execFileSync, fork } from 'node:child_process';
 import { resolve } from 'node:path';
@@ -57,12 +56,14 @@ const cannon = (url: string, apiKey: string, s: number) =>
     ),
   );
 
-// LOAD_STUB=1: the gateways alone, their functions answering at once (gateway-stub-server.ts), and no minimal server.
+// LOAD_STUB=1: the gateways alone, their functions answering at once (gateway-stub-server.ts), and beside them a bare
+// server sending the same answer.
 const stub = process.env.LOAD_STUB === '1';
 const servers = stub
   ? [
       await start('A', a, resolve('test/bench/gateway-stub-server.ts'), [a]),
       await start('B', b, resolve('test/bench/gateway-stub-server.ts'), [b]),
+      await start('bare', a, resolve('test/bench/gateway-stub-server.ts'), ['bare']),
     ]
   : [
       await start('A', a, 'infra/local/serve.ts'),
