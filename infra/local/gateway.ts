@@ -28,7 +28,7 @@ export interface GatewayOptions extends LayerOptions {
   /** Warm instances of each function (instances.ts). @default 1 */
   instances?: number;
   preload?: boolean;
-  /** Told which instance of which operation answered each request that reached one (tests). */
+  /** Told which instance of which operation answered each request that reached one (tests; serve.ts's request lines). */
   onInvoked?: (invocation: {
     operationId: string;
     instance: number;

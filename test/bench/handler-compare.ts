@@ -14,7 +14,7 @@ import { listCategoriesBare } from './minimal-calls.js';
 
 const rounds = Number(process.argv[2] ?? 6);
 const perBlock = Number(process.argv[3] ?? 3000);
-// Before any client is built: the replay wraps the HTTP handler the clients send through.
+// The replay patches the HTTP handler every client sends through (replay-dynamodb.ts).
 if (process.env.BENCH_REPLAY === '1') await import('./replay-dynamodb.js');
 const { dynamoLocal, env } = await benchEnvironment('handlers-');
 const { addCategories, authorizerContext, events, LISTED_CATEGORIES, loadHandlers } = await import('./work.js');

@@ -56,8 +56,6 @@ const cannon = (url: string, apiKey: string, s: number) =>
     ),
   );
 
-// LOAD_STUB=1: the gateways alone, their functions answering at once (gateway-stub-server.ts), and beside them a bare
-// server sending the same answer.
 const stub = process.env.LOAD_STUB === '1';
 const servers = stub
   ? [
