@@ -18,7 +18,7 @@ export type LoadResult = {
   total: number;
   non2xx: number;
   errors: number;
-  /** The server process's CPU (every thread: the local gateway's function instances are workers) per request. */
+  /** The server process's CPU per request, every thread's (V8's helpers; worker instances with LAMBDA_INSTANCES > 1). */
   cpuMsPerRequest: number;
   /** Each slice's requests a second and CPU ms per request, in the order run: the warm-up and the noise, visible. */
   slices: string;

@@ -198,7 +198,7 @@ let stored: number | undefined;
 async function postAndCheck(body: Buffer, type: string | undefined): Promise<void> {
   const bytes = clip(body);
   const before = stored ?? (await storedCount());
-  // Counted again unless this request's checks all pass.
+  // Counted again if a check fails before this request's own count is taken.
   stored = undefined;
   const answer = await call('/categories', {
     method: 'POST',
