@@ -89,8 +89,9 @@ const WARM_HELD = 1.05;
 
 /**
  * Both servers in turns of WARM_TURN_SECONDS until each one's last turn is no faster than WARM_HELD times its turn
- * before (at least two turns each, at most `maxTurns`): DynamoDB Local's JIT warms under load for longer than a fixed
- * warm-up, and slices taken while it does measure its warm-up (one run's went from 485 to 758 requests a second).
+ * before (two turns at least, unless `maxTurns` is 1; `maxTurns` at most): DynamoDB Local's JIT warms under load for
+ * longer than a fixed warm-up, and slices taken while it does measure its warm-up (one run's went from 485 to 758
+ * requests a second).
  * Returns each server's turns, requests a second.
  */
 async function warmUp(urls: string[], newApiKey: () => Promise<string>, maxTurns: number): Promise<number[][]> {
