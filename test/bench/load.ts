@@ -22,7 +22,7 @@ export type LoadResult = {
   cpuMsPerRequest: number;
   /** Each slice's requests a second and CPU ms per request, in the order run: the warm-up and the noise, visible. */
   slices: string;
-  /** Each warm-up turn's requests a second (`warmUp`), in the order run. */
+  /** Each warm-up turn's requests a second (`warmUp`), in the order run, and how the warm-up ended. */
   warmUp: string;
 };
 
@@ -63,7 +63,7 @@ function cannon(url: string, apiKey: string, seconds: number): Promise<autocanno
 }
 
 /** The slices of one server, as one result: requests over the whole time; p50 the slices' median, p99 their worst. */
-function summarise(server: string, slices: autocannon.Result[], seconds: number, cpu: number[], warm: number[]): LoadResult {
+function summarise(server: string, slices: autocannon.Result[], seconds: number, cpu: number[], warm: string): LoadResult {
   const sum = (pick: (r: autocannon.Result) => number) => slices.reduce((total, r) => total + pick(r), 0);
   const p50s = slices.map((r) => r.latency.p50).sort((a, b) => a - b);
   return {
@@ -79,31 +79,32 @@ function summarise(server: string, slices: autocannon.Result[], seconds: number,
     slices: slices
       .map((r, i) => `${Math.round((r.requests.total * SLICES) / seconds)} (${((cpu[i] ?? Number.NaN) / r.requests.total).toFixed(2)})`)
       .join(', '),
-    warmUp: warm.join(', '),
+    warmUp: warm,
   };
 }
 
 const WARM_TURN_SECONDS = 3;
-/** A turn no faster than this times the one before it is a held rate: DynamoDB Local's JIT has warmed. */
+/** A turn no faster than this times the one before it ends the warm-up (a dip as well). */
 const WARM_HELD = 1.05;
 
 /**
  * Both servers in turns of WARM_TURN_SECONDS until each one's last turn is no faster than WARM_HELD times its turn
  * before (two turns at least, unless `maxTurns` is 1; `maxTurns` at most): DynamoDB Local's JIT warms under load for
- * longer than a fixed warm-up, and slices taken while it does measure its warm-up (one run's went from 485 to 758
- * requests a second).
- * Returns each server's turns, requests a second.
+ * longer than one turn (one run's slices after a turn of 3 s went from 485 to 758 requests a second). Each server's
+ * turns, requests a second, and how the warm-up ended.
  */
-async function warmUp(urls: string[], newApiKey: () => Promise<string>, maxTurns: number): Promise<number[][]> {
+async function warmUp(urls: string[], newApiKey: () => Promise<string>, maxTurns: number): Promise<string[]> {
   const turns: number[][] = urls.map(() => []);
   const held = (rates: number[]) => rates.length >= 2 && (rates.at(-1) ?? 0) <= (rates.at(-2) ?? 0) * WARM_HELD;
   while (turns.some((rates) => rates.length < maxTurns && !held(rates))) {
     for (const [i, url] of urls.entries()) {
       const result = await cannon(url, await newApiKey(), WARM_TURN_SECONDS);
+      if (result.non2xx || result.errors) throw new Error(`warm-up of ${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
       turns[i]?.push(Math.round(result.requests.total / WARM_TURN_SECONDS));
     }
   }
-  return turns;
+  const ending = (rates: number[]) => (maxTurns === 1 ? 'one turn' : held(rates) ? 'held' : 'at the cap, not held');
+  return turns.map((rates) => `${rates.join(', ')} (${ending(rates)})`);
 }
 
 /** Measured slices per server, taken in turn: an even number, for the ABBA order below. */
@@ -143,8 +144,8 @@ export async function endToEnd(
       }
     }
     return [
-      summarise('local gateway + Middy handlers', slices[0] ?? [], seconds, cpu[0] ?? [], warm[0] ?? []),
-      summarise('minimal node:http, same DynamoDB calls', slices[1] ?? [], seconds, cpu[1] ?? [], warm[1] ?? []),
+      summarise('local gateway + Middy handlers', slices[0] ?? [], seconds, cpu[0] ?? [], warm[0] ?? ''),
+      summarise('minimal node:http, same DynamoDB calls', slices[1] ?? [], seconds, cpu[1] ?? [], warm[1] ?? ''),
     ];
   } finally {
     gateway.child.kill();

@@ -120,7 +120,7 @@ async function loadSection() {
   const load = await endToEnd(env, loadKey, settings.loadSeconds, settings.loadWarmTurns);
   results.load = load;
   table(
-    `End to end with autocannon, GET /v1/categories (${LISTED_CATEGORIES} categories), ${settings.loadSeconds} s each in 4 slices in ABBA order, 16 connections, after warm-up turns of 3 s in turns until each server's rate holds (warmUp, requests a second); slices: requests a second (CPU ms a request) of each, in the order run`,
+    `End to end with autocannon, GET /v1/categories (${LISTED_CATEGORIES} categories), ${settings.loadSeconds} s each in 4 slices in ABBA order, 16 connections, after warm-up turns in turns until each server's rate stops rising (warmUp: requests a second, and how it ended); slices: requests a second (CPU ms a request) of each, in the order run`,
     load,
   );
   return load;
