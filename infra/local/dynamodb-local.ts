@@ -57,19 +57,25 @@ function ephemeralLow(): number | undefined {
 }
 
 const LOWEST_PICKED = 10_000;
+/** The ports this process has handed out: a random pick could otherwise name one twice before either is listened on. */
+const handedOut = new Set<number>();
 
 /**
- * A port free now, for a process that listens on it later. Below the ephemeral range where it can be read, so that no
- * connection takes it as its source port in between (a CI run's npm start lost its port so); else the kernel's pick.
+ * A port free now, for a process that listens on it later, never the same twice in one process. Below the ephemeral
+ * range where it can be read, so that no connection takes it as its source port in between (a CI run's npm start lost
+ * its port so); else the kernel's pick.
  */
 export async function freePort(): Promise<number> {
   const low = ephemeralLow() ?? 0;
   for (let tries = 0; low > LOWEST_PICKED && tries < 20; tries++) {
-    const port = await listenable(LOWEST_PICKED + Math.floor(Math.random() * (low - LOWEST_PICKED)));
-    if (port !== undefined) return port;
+    const pick = LOWEST_PICKED + Math.floor(Math.random() * (low - LOWEST_PICKED));
+    if (handedOut.has(pick)) continue;
+    handedOut.add(pick);
+    if ((await listenable(pick)) !== undefined) return pick;
   }
   const port = await listenable(0);
   if (port === undefined) throw new Error('no free port on 127.0.0.1');
+  handedOut.add(port);
   return port;
 }
 

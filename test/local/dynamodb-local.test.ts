@@ -32,9 +32,10 @@ const work = mkdtempSync(join(tmpdir(), 'petstore-dynamodb-local-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('DynamoDB Local', () => {
-  it('picks ports below the ephemeral range, which no connection takes as its source port, each free to listen on', async () => {
+  it('picks ports below the ephemeral range, which no connection takes as its source port, each free to listen on and none twice', async () => {
     const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
     const ports = await Promise.all(Array.from({ length: 20 }, () => freePort()));
+    expect(new Set(ports).size).toBe(20);
     for (const port of ports) {
       expect(port).toBeGreaterThanOrEqual(10_000);
       expect(port).toBeLessThan(low);
