@@ -115,7 +115,7 @@ const SLICES = 8;
  * whose two sets of positions have equal sums, sums of squares and of cubes, so a drift through the section (DynamoDB
  * Local's JIT still warming, other work on a shared machine) that is a polynomial of up to the third degree hits both
  * servers alike. ABBA order (4 slices each) cancelled only a straight drift and was biased by a warm-up's curve: two
- * gateways of one tree read 0.908 to 1.048 of each other in 10 runs, against 0.964 to 1.040 in 9 (load-aa.ts).
+ * gateways of one tree read 0.908 to 1.048 of each other in 10 runs, against 0.964 to 1.040 in 9 (docs/performance.md).
  */
 const sliceServer = (k: number): number => {
   let ones = 0;
@@ -137,8 +137,8 @@ export async function endToEnd(
   baseline = { script: './minimal-server.ts', name: 'minimal node:http, same DynamoDB calls' },
 ): Promise<LoadResult[]> {
   const gateway = await startChild('../../infra/local/serve.ts', { ...env, AUTHORIZER_CACHE_TTL: '60' });
-  const minimal = await startChild(baseline.script, { ...env, AUTHORIZER_CACHE_TTL: '60' });
-  const servers = [gateway, minimal];
+  const second = await startChild(baseline.script, { ...env, AUTHORIZER_CACHE_TTL: '60' });
+  const servers = [gateway, second];
   try {
     const warm = await warmUp(
       servers.map((server) => `${server.url}/v1/categories`),
@@ -161,7 +161,7 @@ export async function endToEnd(
     ];
   } finally {
     gateway.child.kill();
-    minimal.child.kill();
+    second.child.kill();
   }
 }
 
