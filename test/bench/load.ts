@@ -114,8 +114,8 @@ const SLICES = 8;
  * Which server takes slice k of 2 × SLICES: the Thue–Morse sequence (A B B A B A A B …, the parity of k's 1 bits),
  * whose two sets of positions have equal sums, sums of squares and of cubes, so a drift through the section (DynamoDB
  * Local's JIT still warming, other work on a shared machine) that is a polynomial of up to the third degree hits both
- * servers alike. ABBA order (4 slices each) cancelled only a straight drift and was biased by a warm-up's curve: two
- * gateways of one tree read 0.908 to 1.048 of each other in 10 runs, against 0.964 to 1.040 in 9 (docs/performance.md).
+ * servers alike. ABBA order (4 slices each) cancelled only a straight drift: in a one-off A/A script's first runs after
+ * DynamoDB Local started, two gateways of one tree read 0.908 to 1.048 of each other, 1.008 to 1.023 in this order.
  */
 const sliceServer = (k: number): number => {
   let ones = 0;
