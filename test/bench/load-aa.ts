@@ -8,13 +8,11 @@ const runs = Number(process.argv[2] ?? 3);
 const seconds = Number(process.argv[3] ?? 30);
 const { dynamoLocal, env } = await benchEnvironment('loadaa-');
 const { addCategories, LISTED_CATEGORIES, loadHandlers } = await import('./work.js');
-const { makeCustomer } = await import('../support/customers.js');
-const { endToEnd } = await import('./load.js');
+const { endToEnd, loadApiKey } = await import('./load.js');
 await addCategories(await loadHandlers(), LISTED_CATEGORIES);
-const newKey = async () => (await makeCustomer('enterprise', { perMinute: 30_000, perDay: 1_000_000_000 })).apiKey;
 try {
   for (let run = 1; run <= runs; run++) {
-    const [a, b] = await endToEnd(env, newKey, seconds, 8, { script: '../../infra/local/serve.ts', name: 'local gateway, again' });
+    const [a, b] = await endToEnd(env, loadApiKey, seconds, 8, { script: '../../infra/local/serve.ts', name: 'local gateway, again' });
     if (!a || !b || a.non2xx + a.errors + b.non2xx + b.errors > 0) throw new Error('load-aa: a slice had non-2xx answers or errors');
     console.log(
       `run ${run}: first ${a.requestsPerSecond.toFixed(0)}, second ${b.requestsPerSecond.toFixed(0)} requests a second, ratio ${(a.requestsPerSecond / b.requestsPerSecond).toFixed(3)}`,

@@ -11,7 +11,7 @@ import autocannon from 'autocannon';
 import { freePort } from '../../infra/local/dynamodb-local.js';
 import { benchEnvironment } from './bench-environment.js';
 import { percentile } from './dynamo-meter.js';
-import { cpuMs } from './load.js';
+import { cpuMs, loadApiKey } from './load.js';
 
 const [a, b] = [resolve(process.argv[2] ?? '.'), resolve(process.argv[3] ?? '.')];
 const rounds = Number(process.argv[4] ?? 5);
@@ -21,10 +21,8 @@ const pin = process.env.LOAD_PIN === '1';
 if (pin) execFileSync('taskset', ['--all-tasks', '--pid', '--cpu-list', '0', String(process.pid)]);
 const { dynamoLocal, env } = await benchEnvironment('loadab-');
 const { addCategories, LISTED_CATEGORIES, loadHandlers } = await import('./work.js');
-const { makeCustomer } = await import('../support/customers.js');
 await addCategories(await loadHandlers(), LISTED_CATEGORIES);
 const replay = process.env.LOAD_REPLAY === '1' ? ['--import', resolve('test/bench/replay-dynamodb.ts')] : [];
-const newKey = async () => (await makeCustomer('enterprise', { perMinute: 30_000, perDay: 1_000_000_000 })).apiKey;
 
 async function start(
   name: string,
@@ -70,11 +68,11 @@ const servers = stub
     ];
 const seen = new Map<string, { rps: number[]; cpu: number[] }>(servers.map((s) => [s.name, { rps: [], cpu: [] }]));
 try {
-  for (const server of servers) await cannon(server.url, await newKey(), 3);
+  for (const server of servers) await cannon(server.url, await loadApiKey(), 3);
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 ? [...servers].reverse() : servers;
     for (const server of order) {
-      const key = await newKey();
+      const key = await loadApiKey();
       const before = cpuMs(server.child.pid);
       const result = await cannon(server.url, key, seconds);
       const cpu = cpuMs(server.child.pid) - before;
