@@ -1,6 +1,7 @@
 /**
  * The minimal server's DynamoDB calls for GET /v1/categories, bare (no framework, no validation): the counter's
- * conditional UpdateItem and the categories Query, in parallel; used by minimal-server.ts and handler-compare.ts.
+ * conditional UpdateItem, as lib/rate-limit/item-admission.ts sends it for an admitted request, and the categories
+ * Query, in parallel; used by minimal-server.ts and handler-compare.ts.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -12,20 +13,35 @@ export function env(name: string): string {
   return value;
 }
 
+/** USAGE_RETENTION_DAYS' default: the counter item's TTL is its day's start plus this many days and one. */
+const RETENTION_DAYS = 400;
+
 async function count(db: DynamoDBDocumentClient, customerId: string, perMinute: number, perDay: number): Promise<boolean> {
   const now = Math.floor(Date.now() / 1000);
   const m = now - (now % 60);
   const d = now - (now % 86400);
   try {
-    // The counts named after their windows, as lib/rate-limit/counter-item.ts stores them: one write, no rollover.
+    // The request path's write, expressions and returned values alike: the counts named after their windows, the ban
+    // condition, the TTL, the item returned (it gives the answer's rate-limit headers). Without ALL_NEW, SET expiresAt
+    // and the ban condition this server read 1.05 times its requests a second with them, median of 7 runs
+    // (docs/performance.md, "The minimal server's write").
     await db.send(
       new UpdateCommand({
         TableName: env('COUNTERS_TABLE'),
         Key: { customerId },
-        UpdateExpression: 'ADD #m :one, #d :one',
-        ConditionExpression: '(attribute_not_exists(#m) OR #m < :pm) AND (attribute_not_exists(#d) OR #d < :pd)',
+        UpdateExpression: 'ADD #m :one, #d :one SET expiresAt = :expires',
+        ConditionExpression:
+          '(attribute_not_exists(#m) OR #m < :perMinute) AND (attribute_not_exists(#d) OR #d < :perDay) AND (attribute_not_exists(banUntil) OR banUntil <= :now)',
         ExpressionAttributeNames: { '#m': `m${m}`, '#d': `d${d}` },
-        ExpressionAttributeValues: { ':one': 1, ':pm': perMinute, ':pd': perDay },
+        ExpressionAttributeValues: {
+          ':one': 1,
+          ':perMinute': perMinute,
+          ':perDay': perDay,
+          ':now': now,
+          ':expires': d + (RETENTION_DAYS + 1) * 86400,
+        },
+        ReturnValues: 'ALL_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
     return true;
