@@ -18,6 +18,7 @@ import { deployedVariables } from '../support/deployed-variables.js';
 import { node24 } from '../support/node24.js';
 import { floorBundle, recordingProxy } from './call-floor.js';
 import { percentile } from './dynamo-meter.js';
+import { roundedUp } from './goal-figure.js';
 
 export type ColdStart = {
   fn: string;
@@ -299,14 +300,14 @@ export function coldGoals(cold: ColdStart[]): { goal: string; met: boolean; figu
   if (cold.length === 0) return [];
   const worst = (ratio: (c: ColdStart) => number) => {
     const c = cold.reduce((a, b) => (ratio(b) > ratio(a) ? b : a));
-    return `worst ${ratio(c).toFixed(2)}× (${c.fn})`;
+    return `worst ${roundedUp(ratio(c), 2)}× (${c.fn})`;
   };
   const largest = cold.reduce((a, b) => (b.bundleBytes > a.bundleBytes ? b : a));
   return [
     {
       goal: 'each bundle at most 350 KiB',
       met: cold.every((c) => c.bundleBytes <= 350 * 1024),
-      figure: `largest ${(largest.bundleBytes / 1024).toFixed(1)} KiB (${largest.fn})`,
+      figure: `largest ${roundedUp(largest.bundleBytes / 1024, 1)} KiB (${largest.fn})`,
     },
     {
       goal: 'cold start at most 0.6× the NodejsFunction-defaults reference, every function',

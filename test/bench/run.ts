@@ -11,6 +11,7 @@ import { authorizerEvent, proxyEvent as buildEvent } from '../../infra/local/eve
 import { ensureTables } from '../../infra/local/tables.js';
 import { benchEnvironment } from './bench-environment.js';
 import { type FiguresSection, figuresMarkdown } from './figures-markdown.js';
+import { roundedDown, roundedUp } from './goal-figure.js';
 import type { LoadResult } from './load.js';
 import type { Overhead } from './work.js';
 
@@ -108,7 +109,7 @@ function overheadGoal(overhead: Overhead[]) {
   return {
     goal: 'warm overhead median at most 0.4 ms',
     met: overhead.every((o) => o.overheadMedianMs <= 0.4),
-    figure: `worst ${Math.max(...overhead.map((o) => o.overheadMedianMs)).toFixed(3)} ms`,
+    figure: `worst ${roundedUp(Math.max(...overhead.map((o) => o.overheadMedianMs)), 3)} ms`,
   };
 }
 
@@ -130,8 +131,7 @@ function loadGoal(load: LoadResult[]) {
   return {
     goal: 'load: at least 0.9 of the minimal server',
     met: ours / minimal >= 0.9,
-    // Rounded down: a ratio just under the goal (0.8997) is never printed as the goal itself.
-    figure: `${(Math.floor((ours / minimal) * 1000) / 1000).toFixed(3)} × (${ours.toFixed(0)} vs ${minimal.toFixed(0)} req/s)`,
+    figure: `${roundedDown(ours / minimal, 3)} × (${ours.toFixed(0)} vs ${minimal.toFixed(0)} req/s)`,
   };
 }
 
