@@ -5,6 +5,7 @@
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { retainUntil, USAGE_RETENTION_DEFAULT_DAYS } from '../../lib/usage/day-counts.js';
 
 /** A variable the bench sets (tables, port): absent is a bench bug, not an empty name. */
 export function env(name: string): string {
@@ -12,9 +13,6 @@ export function env(name: string): string {
   if (value === undefined) throw new Error(`minimal server: ${name} is not set`);
   return value;
 }
-
-/** USAGE_RETENTION_DAYS' default: the counter item's TTL is its day's start plus this many days and one. */
-const RETENTION_DAYS = 400;
 
 async function count(db: DynamoDBDocumentClient, customerId: string, perMinute: number, perDay: number): Promise<boolean> {
   const now = Math.floor(Date.now() / 1000);
@@ -38,7 +36,8 @@ async function count(db: DynamoDBDocumentClient, customerId: string, perMinute: 
           ':perMinute': perMinute,
           ':perDay': perDay,
           ':now': now,
-          ':expires': d + (RETENTION_DAYS + 1) * 86400,
+          // The TTL at USAGE_RETENTION_DAYS' default, which the bench does not set.
+          ':expires': retainUntil(d, USAGE_RETENTION_DEFAULT_DAYS),
         },
         ReturnValues: 'ALL_NEW',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
