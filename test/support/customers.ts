@@ -37,3 +37,6 @@ export async function addKey(customerId: string, stage = testStage()): Promise<{
   const { apiKey, record } = await testAuthStore.createKey(customerId, stage);
   return { apiKey, keyId: record.keyId, authorization: `Bearer ${apiKey}` };
 }
+
+/** `key` with its last checksum character changed: never the key itself, which the same character would leave. */
+export const withBrokenChecksum = (key: string): string => `${key.slice(0, -1)}${key.endsWith('0') ? '1' : '0'}`;
