@@ -79,8 +79,8 @@ async function cli(args: string[], env: Record<string, string>, via: 'npm' | 'no
 }
 
 /** Signals the npm process (or kills its parent) and checks nothing it started is left: no process, no listener. */
-async function expectAllStopped(run: NpmStart) {
-  expect(run.descendants.length).toBeGreaterThanOrEqual(5); // sh, tsx, start.ts, Java, two gateways
+async function expectAllStopped(run: NpmStart, started = 5) {
+  expect(run.descendants.length).toBeGreaterThanOrEqual(started); // sh, tsx, start.ts, Java (unless given one), two gateways
   await vi.waitFor(
     async () => {
       expect(run.descendants.filter(alive)).toEqual([]);
@@ -155,6 +155,27 @@ describe('npm start, run through npm on ports of its own', () => {
     expect(shown.stdout).toContain('npm start demo');
   }, 60_000);
 
+  it('on its DynamoDB Local, another start writes text lines when REQUEST_LOG=text, and stops everything when the npm process gets SIGHUP', async () => {
+    // On the DynamoDB Local of this describe's run, whose demo key it revokes (no test after it uses that key): one JVM
+    // start fewer. Not the suite's shared one: npm start's tables take no prefix, and there another file's npm start
+    // (npm-start.test.ts) once revoked this run's demo key between its start and its first request.
+    const hup = await npmStart({
+      DATA_DIR: tempDir('hup'),
+      REQUEST_LOG: 'text',
+      DYNAMODB_ENDPOINT: `http://127.0.0.1:${run.env.DYNAMODB_PORT}`,
+    });
+    started.push(hup);
+    const answer = await fetch(`${hup.production}/categories`, { headers: { Authorization: `Bearer ${demoKey(hup)}` } });
+    expect(answer.status).toBe(200);
+    const id = answer.headers.get('x-request-id') ?? '';
+    await vi.waitFor(() =>
+      expect(hup.output()).toMatch(new RegExp(`\\d\\d:\\d\\d:\\d\\d\\.\\d{3} GET +/v1/categories 200 \\d+ ms ${id} demo\\n`)),
+    );
+    expect(hup.output()).not.toContain('DynamoDB Local:');
+    hup.child.kill('SIGHUP');
+    await expectAllStopped(hup, 4);
+  }, 150_000);
+
   it('says in one line that a port is taken, and starts nothing', () => {
     const second = spawnSync('npm', ['start', '--silent'], {
       cwd: ROOT,
@@ -174,23 +195,6 @@ describe('npm start, run through npm on ports of its own', () => {
     run.child.kill('SIGTERM');
     await expectAllStopped(run);
   }, 60_000);
-});
-
-describe('npm start stopped by its surroundings', () => {
-  it('writes text lines when REQUEST_LOG=text, and stops everything when the npm process gets SIGHUP', async () => {
-    // With a DynamoDB Local of its own: npm start's tables take no prefix, so on the suite's shared one another file's
-    // npm start (npm-start.test.ts) revoked this run's demo key, once, between its start and its first request.
-    const run = await npmStart({ DATA_DIR: tempDir('hup'), REQUEST_LOG: 'text' });
-    started.push(run);
-    const answer = await fetch(`${run.production}/categories`, { headers: { Authorization: `Bearer ${demoKey(run)}` } });
-    expect(answer.status).toBe(200);
-    const id = answer.headers.get('x-request-id') ?? '';
-    await vi.waitFor(() =>
-      expect(run.output()).toMatch(new RegExp(`\\d\\d:\\d\\d:\\d\\d\\.\\d{3} GET +/v1/categories 200 \\d+ ms ${id} demo\\n`)),
-    );
-    run.child.kill('SIGHUP');
-    await expectAllStopped(run);
-  }, 150_000);
 });
 
 describe('npm start reloads', () => {
