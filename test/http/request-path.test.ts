@@ -12,6 +12,7 @@ import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { lambdaContext } from '../../infra/local/events.js';
 import { CategorySchema, NewCategorySchema } from '../../lib/categories/schema.js';
 import { CategoryContention, CategoryExists, CategoryLimitReached } from '../../lib/categories/store.js';
+import { setClock } from '../../lib/clock.js';
 import { documentClient } from '../../lib/dynamo/client.js';
 import { HttpError } from '../../lib/http/error-codes.js';
 import { jsonBody } from '../../lib/http/json-body.js';
@@ -78,6 +79,11 @@ const trace = vi.hoisted(() => {
 /** Resolves once `step` is in the trace; rejects if it has not happened within a few seconds. */
 const stepSeen = (step: string) => vi.waitFor(() => expect(trace.steps).toContain(step), { timeout: 5_000, interval: 5 });
 vi.mock('../../lib/metrics.js', () => ({ recordDecision: () => trace.steps.push('metric') }));
+/**
+ * One instant mid-minute, in the future (DynamoDB Local applies the counters' TTL): customers of 1 or 2 a minute are
+ * refused on their second or third call however slowly the calls come, with no minute's end between them.
+ */
+setClock(() => Date.UTC(2036, 2, 10, 12, 34, 30));
 const customer = (perMinute = 500) => ({ ...TEST_AUTHORIZER, customerId: `path-${randomUUID()}`, perMinute: String(perMinute) });
 const get = (authorizer: Record<string, string> | null = customer()) => proxyEvent({ path: '/probe', authorizer });
 const post = (body: string, authorizer: Record<string, string> = customer(), key?: string) => {

@@ -122,5 +122,5 @@ describe('GET /docs on the local gateway', () => {
     } finally {
       await browser.close();
     }
-  });
+  }, 90_000); // 12 s in a full run on 2 cores: Chromium's start and render
 });

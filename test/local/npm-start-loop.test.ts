@@ -140,7 +140,9 @@ describe('npm start, run through npm on ports of its own', () => {
 
     // A line is written once its answer is sent: wait for each answer's own line.
     const line = (answer: Response) => requestLines(run.output()).find((l) => l.requestId === answer.headers.get('x-request-id'));
-    await vi.waitFor(() => expect([created, conflict, unknown, refused].every((answer) => answer && line(answer))).toBe(true));
+    await vi.waitFor(() => expect([created, conflict, unknown, refused].every((answer) => answer && line(answer))).toBe(true), {
+      timeout: 10_000,
+    });
     expect(line(created)).toMatchObject({ method: 'POST', path: '/v1/categories', status: 201, customerId: 'demo' });
     expect(line(conflict)).toMatchObject({ method: 'POST', path: '/v1/categories', status: 409, customerId: 'demo' });
     expect(line(unknown)).toMatchObject({ method: 'GET', path: '/v1/nothing-here', status: 404, customerId: null });
@@ -168,8 +170,9 @@ describe('npm start, run through npm on ports of its own', () => {
     const answer = await fetch(`${hup.production}/categories`, { headers: { Authorization: `Bearer ${demoKey(hup)}` } });
     expect(answer.status).toBe(200);
     const id = answer.headers.get('x-request-id') ?? '';
-    await vi.waitFor(() =>
-      expect(hup.output()).toMatch(new RegExp(`\\d\\d:\\d\\d:\\d\\d\\.\\d{3} GET +/v1/categories 200 \\d+ ms ${id} demo\\n`)),
+    await vi.waitFor(
+      () => expect(hup.output()).toMatch(new RegExp(`\\d\\d:\\d\\d:\\d\\d\\.\\d{3} GET +/v1/categories 200 \\d+ ms ${id} demo\\n`)),
+      { timeout: 10_000 },
     );
     expect(hup.output()).not.toContain('DynamoDB Local:');
     hup.child.kill('SIGHUP');

@@ -68,7 +68,8 @@ describe('npm start', () => {
 
   it('uses an existing DynamoDB given in DYNAMODB_ENDPOINT instead of starting its own', async () => {
     const endpoint = inject('dynamoEndpoint');
-    const running = await startLocal({ DYNAMODB_ENDPOINT: endpoint });
+    // A DATA_DIR of its own for the running-start file, which would otherwise go to the checkout's .data/.
+    const running = await startLocal({ DYNAMODB_ENDPOINT: endpoint, DATA_DIR: join(dataDir, 'on-endpoint') });
     expect(running.output()).toContain(`DynamoDB: ${endpoint} (from DYNAMODB_ENDPOINT)`);
     expect(running.output()).not.toContain('DynamoDB Local:');
     keys = demoKeys(running.output());

@@ -1,4 +1,4 @@
-/** Requests a stored counter item counted in the UTC day of `nowSeconds` (tests and the load test read items with it). */
+/** Requests a stored counter item counted: in one UTC day, or in every day of a run (tests and the load test read items with it). */
 
 import { DAY } from '../../lib/rate-limit/windows.js';
 import { dayCountName } from '../../lib/usage/day-counts.js';
@@ -6,4 +6,12 @@ import { dayCountName } from '../../lib/usage/day-counts.js';
 export function admittedInDay(item: Record<string, unknown> | undefined, nowSeconds: number): number {
   const counted = item?.[dayCountName(nowSeconds - (nowSeconds % DAY))];
   return typeof counted === 'number' ? counted : 0;
+}
+
+/** From the UTC day of `sinceMs` to today's: a run that crosses midnight counts in two days. */
+export function admittedSince(item: Record<string, unknown> | undefined, sinceMs: number): number {
+  const now = Math.floor(Date.now() / 1000);
+  let total = 0;
+  for (let day = Math.floor(sinceMs / 1000); day - (day % DAY) <= now; day += DAY) total += admittedInDay(item, day);
+  return total;
 }

@@ -24,7 +24,8 @@ const RUN_AT = Date.UTC(2036, 2, 20, 0, 10);
 const TODAY = Date.UTC(2036, 2, 20) / 1000;
 const day = (daysBefore: number) => TODAY - daysBefore * DAY_SECONDS;
 const EXPIRES = TODAY + 400 * DAY_SECONDS;
-const MINUTE_LATER = Date.now() + 60_000;
+/** A run's deadline, a minute from when it starts (the real clock: the sweep stops for the function's timeout). */
+const minuteLater = () => Date.now() + 60_000;
 
 const sweepOf = (options: Partial<Parameters<typeof daySweep>[2]> = {}) =>
   daySweep(documentClient(), TABLE, { ownerOf: ownerOfKey, ...options });
@@ -74,7 +75,7 @@ describe('the usage sweep', () => {
     await put(deprecated);
     const before = await history.days('acme', day(4), day(0));
 
-    const run = await sweepOf().run(RUN_AT, MINUTE_LATER);
+    const run = await sweepOf().run(RUN_AT, minuteLater());
     expect(run).toMatchObject({ pass: '2036-03-20', finished: true, items: 4, moved: 4, left: 0 });
     expect(await get('acme')).toEqual({
       customerId: 'acme',
@@ -89,14 +90,14 @@ describe('the usage sweep', () => {
     // Readers see the same days before and after.
     expect(await history.days('acme', day(4), day(0))).toEqual(before);
     // A second run the same day has nothing to do: it reads its own item and stops.
-    expect(await sweepOf().run(RUN_AT + 3_600_000, MINUTE_LATER)).toMatchObject({ finished: true, pages: 0, moved: 0 });
+    expect(await sweepOf().run(RUN_AT + 3_600_000, minuteLater())).toMatchObject({ finished: true, pages: 0, moved: 0 });
     expect(await get('usage#acme#2036-03')).toEqual({ ...history17, a17: 30, r17: 2, a18: 25 });
   });
 
   it('an item holding more days than one move takes is emptied by several moves; months go to their own history items', async () => {
     const days = Array.from({ length: 40 }, (_, i) => day(i + 2));
     await put({ customerId: 'busy', ...Object.fromEntries(days.map((d, i) => [dayCountName(d), i + 1])), expiresAt: EXPIRES });
-    const run = await sweepOf().run(RUN_AT, MINUTE_LATER);
+    const run = await sweepOf().run(RUN_AT, minuteLater());
     expect(run).toMatchObject({ finished: true, moved: 40, left: 0 });
     expect(await get('busy')).toEqual({ customerId: 'busy', expiresAt: EXPIRES });
     const total = (await history.days('busy', day(41), day(2))).reduce((sum, row) => sum + row.admitted, 0);
@@ -156,7 +157,7 @@ describe('the usage sweep', () => {
       },
       { step: 'initialize', name: 'slowMove' },
     );
-    const run = await daySweep(createDocumentClient(client), TABLE, { ownerOf: ownerOfKey }).run(RUN_AT, MINUTE_LATER);
+    const run = await daySweep(createDocumentClient(client), TABLE, { ownerOf: ownerOfKey }).run(RUN_AT, minuteLater());
     client.destroy();
     expect(run).toMatchObject({ finished: true, moved: 1, left: 1 });
     expect(await get('slow')).toMatchObject({ [dayCountName(day(2))]: 4 });
@@ -174,7 +175,7 @@ describe('the usage sweep', () => {
     expect(first.left).toBeGreaterThan(0);
     const state = await get(SWEEP_STATE_KEY);
     expect(state?.after).toBeUndefined();
-    const second = await sweepOf().run(RUN_AT + 3_600_000, MINUTE_LATER);
+    const second = await sweepOf().run(RUN_AT + 3_600_000, minuteLater());
     expect(second).toMatchObject({ finished: true, left: 0 });
     expect(first.moved + second.moved).toBe(4);
     for (let i = 0; i < 4; i++) expect(await get(`usage#cut-${i}#2036-03`)).toMatchObject({ a18: 10 + i });
