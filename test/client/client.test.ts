@@ -5,7 +5,6 @@
  * so waits are asserted, not spent. Against the real API: test/client/client.http.test.ts.
  */
 import { assert, describe, expect, it } from 'vitest';
-import { freePort } from '../../infra/local/dynamodb-local.js';
 import {
   PetStoreBannedError,
   PetStoreClient,
@@ -15,6 +14,7 @@ import {
   PetStoreQuotaError,
   PetStoreResponseError,
 } from '../../lib/client/index.js';
+import { runPort } from '../support/ports.js';
 
 interface Scripted {
   status: number;
@@ -287,7 +287,7 @@ describe('the client: timeouts and abort', () => {
 
 describe('the client: no answer at all', () => {
   it('names the URL and the cause of a refused connection, not only "fetch failed"', async () => {
-    const port = await freePort();
+    const port = await runPort();
     const client = new PetStoreClient({ baseUrl: `http://127.0.0.1:${port}/v1`, apiKey: 'pet_live_x', maxAttempts: 1 });
     const thrown = await client.listCategories().catch((e: unknown) => e);
     assert.instanceOf(thrown, PetStoreNetworkError);

@@ -11,11 +11,11 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { freePort } from '../../infra/local/dynamodb-local.js';
 import { formatRequestLine } from '../../infra/local/request-line.js';
 import { runningStartFile } from '../../lib/cli/running-start.js';
 import { resolveTarget } from '../../lib/cli/targets.js';
 import { alive, type NpmStart, npmStart, portOpen } from '../support/npm-start.js';
+import { runPort } from '../support/ports.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const dirs: string[] = [];
@@ -250,7 +250,7 @@ describe('npm start reloads', () => {
 
 describe('the CLI without a running npm start', () => {
   it('says which variables point it at one', async () => {
-    const port = await freePort();
+    const port = await runPort();
     const viaPort = await cli(['customers', 'show', 'demo'], { DYNAMODB_PORT: String(port) });
     expect(viaPort.status).toBe(1);
     expect(viaPort.stderr).toContain(`cannot reach local DynamoDB at http://127.0.0.1:${port} (from DYNAMODB_PORT)`);

@@ -5,9 +5,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { freePort } from '../../infra/local/dynamodb-local.js';
 import { nextRunAt, startSweepTimer } from '../../infra/local/sweep-timer.js';
 import { testDb } from '../support/customers.js';
+import { runPort } from '../support/ports.js';
 
 describe('the local sweep schedule', () => {
   it('is every hour at minute 10, UTC, as the EventBridge rule', () => {
@@ -55,7 +55,7 @@ describe("an environment's local gateway process (serve.ts, as npm start runs it
       new PutCommand({ TableName: table, Item: { customerId: 'local-sweep', [`d${finished}`]: 4, expiresAt: today + 400 * 86_400 } }),
     );
     child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/serve.ts'], {
-      env: { ...process.env, PORT: String(await freePort()), GATEWAY_THROTTLES: 'off', LOG_LEVEL: 'WARN' },
+      env: { ...process.env, PORT: String(await runPort()), GATEWAY_THROTTLES: 'off', LOG_LEVEL: 'WARN' },
       stdio: 'ignore',
     });
     const month = new Date(finished * 1000).toISOString().slice(0, 7);

@@ -23,6 +23,7 @@ import { categoryIntegrity } from '../support/category-integrity.js';
 import { type Answer, CONTRACT_STATUSES, contractViolations, send } from '../support/contract-answer.js';
 import { testTables } from '../support/environment.js';
 import { captureLogs } from '../support/logs.js';
+import { runPort } from '../support/ports.js';
 import { sleep } from '../support/sleep.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'petstore-outage-'));
@@ -50,7 +51,7 @@ let logged: string[] = [];
 
 beforeAll(async () => {
   logged = captureLogs().lines;
-  dynamoLocal = await startDynamoLocal({ dataDir });
+  dynamoLocal = await startDynamoLocal({ port: await runPort(), dataDir });
   process.env.DYNAMODB_ENDPOINT = dynamoLocal.endpoint;
   const { db, destroy } = adminDb();
   await ensureTables(createDynamoClient(dynamoLocal.endpoint), tables);

@@ -4,7 +4,7 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createConnection } from 'node:net';
-import { freePort } from '../../infra/local/dynamodb-local.js';
+import { runPort } from './ports.js';
 
 export interface NpmStart {
   /** The npm process, or the parent that started it (`viaParent`). */
@@ -52,7 +52,7 @@ export const portOpen = (port: number) =>
  * parent, so that a test can kill the parent.
  */
 export async function npmStart(env: Record<string, string>, options: { cwd?: string; viaParent?: boolean } = {}): Promise<NpmStart> {
-  const ports = { PORT: await freePort(), STAGING_PORT: await freePort(), DYNAMODB_PORT: await freePort() };
+  const ports = { PORT: await runPort(), STAGING_PORT: await runPort(), DYNAMODB_PORT: await runPort() };
   const fullEnv = { ...Object.fromEntries(Object.entries(ports).map(([k, p]) => [k, String(p)])), ...env };
   const args = options.viaParent
     ? [process.execPath, ['-e', "require('node:child_process').spawn('npm', ['start'], { stdio: 'inherit' }); setInterval(() => {}, 1e6);"]]

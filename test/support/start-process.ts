@@ -1,6 +1,6 @@
 /** Runs `npm start`'s entry (infra/local/start.ts) as a child process on free ports, as a newcomer would. */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { freePort } from '../../infra/local/dynamodb-local.js';
+import { runPort } from './ports.js';
 
 export interface RunningStart {
   child: ChildProcess;
@@ -12,7 +12,7 @@ export interface RunningStart {
 }
 
 export async function startLocal(env: Record<string, string>): Promise<RunningStart> {
-  const ports = { PORT: String(await freePort()), STAGING_PORT: String(await freePort()), DYNAMODB_PORT: String(await freePort()) };
+  const ports = { PORT: String(await runPort()), STAGING_PORT: String(await runPort()), DYNAMODB_PORT: String(await runPort()) };
   const fullEnv = { ...ports, ...env };
   const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/start.ts'], {
     env: { ...process.env, DYNAMODB_ENDPOINT: '', STAGE: '', ...fullEnv },
