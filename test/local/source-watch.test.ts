@@ -36,7 +36,7 @@ describe('the source watch of npm start', () => {
       await vi.waitFor(() => expect(reloads.length).toBeGreaterThan(before), { timeout: 10_000 });
       for (let seen = -1; seen !== reloads.length; ) {
         seen = reloads.length;
-        await sleep(300);
+        await sleep(1_000);
       }
     };
     await saved(() => appendFileSync(file, '// in place\n'));

@@ -1,9 +1,9 @@
-/** Requests a stored counter item counted: in one UTC day, or in every day of a run (tests and the load test read items with it). */
+/** Requests a stored counter item counted over a run's UTC days (tests and the load test read items with it). */
 
 import { DAY } from '../../lib/rate-limit/windows.js';
 import { dayCountName } from '../../lib/usage/day-counts.js';
 
-export function admittedInDay(item: Record<string, unknown> | undefined, nowSeconds: number): number {
+function admittedInDay(item: Record<string, unknown> | undefined, nowSeconds: number): number {
   const counted = item?.[dayCountName(nowSeconds - (nowSeconds % DAY))];
   return typeof counted === 'number' ? counted : 0;
 }

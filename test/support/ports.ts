@@ -8,6 +8,8 @@ import { inject } from 'vitest';
 import { freePort } from '../../infra/local/dynamodb-local.js';
 
 export async function runPort(): Promise<number> {
+  // Outside vitest (npm run test:load) there is no run to share ports with.
+  if (!process.env.VITEST) return freePort();
   const claims = join(inject('runDir'), 'ports');
   mkdirSync(claims, { recursive: true });
   for (;;) {
@@ -15,8 +17,9 @@ export async function runPort(): Promise<number> {
     try {
       writeFileSync(join(claims, String(port)), '', { flag: 'wx' });
       return port;
-    } catch {
-      // Another file's: pick again.
+    } catch (error) {
+      // Taken by another file: pick again.
+      if (!(error instanceof Error && 'code' in error && error.code === 'EEXIST')) throw error;
     }
   }
 }
