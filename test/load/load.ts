@@ -65,9 +65,9 @@ interface Caller {
 type Kind = 'list' | 'create' | 'create-collide' | 'rate-limit' | 'bad-json' | 'bad-type';
 const QUOTA_FREE: ReadonlySet<Kind> = new Set(['rate-limit']);
 
-// The gateway's throttles off: the load test measures the service's exactness, not the throttles in front of it.
 /** Counters are read from this UTC day on: a run across midnight counts in two days. */
 const runStart = Date.now();
+// The gateway's throttles off: the load test measures the service's exactness, not the throttles in front of it.
 const local = await startLocal({ DATA_DIR: dataDir, LOG_LEVEL: 'WARN', GATEWAY_THROTTLES: 'off' });
 const base = new URL(local.production).origin;
 const client = createDynamoClient(`http://127.0.0.1:${local.env.DYNAMODB_PORT}`);
