@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKey, hashKey } from '../../lib/auth/keys.js';
 import { resetClock, setClock } from '../../lib/clock.js';
 import { log } from '../../lib/log.js';
-import { addKey, makeCustomer, testAuthStore } from '../support/customers.js';
+import { addKey, makeCustomer, testAuthStore, withBrokenChecksum } from '../support/customers.js';
 import { useGateway } from '../support/http.js';
 import { captureLogs, captureWrites } from '../support/logs.js';
 
@@ -44,7 +44,7 @@ describe('secrets never reach a log line', () => {
     for (let i = 0; i < 5; i++) await call('/categories', { key: customer.apiKey });
     for (const key of unknownKeys) await call('/categories', { key });
     await call('/categories', { headers: { Authorization: `Basic ${customer.apiKey}` } });
-    await call('/categories', { headers: { Authorization: `Bearer ${customer.apiKey.slice(0, -1)}X` } });
+    await call('/categories', { headers: { Authorization: `Bearer ${withBrokenChecksum(customer.apiKey)}` } });
     await call('/categories', {
       method: 'POST',
       key: extra.apiKey,
@@ -81,7 +81,7 @@ describe('secrets never reach an error body', () => {
     await testAuthStore.revokeKey(revoked.keyId);
     const staging = generateKey('staging');
     const unknown = generateKey('production');
-    const broken = `${customer.apiKey.slice(0, -1)}${customer.apiKey.endsWith('A') ? 'B' : 'A'}`;
+    const broken = withBrokenChecksum(customer.apiKey);
     const json = { 'Content-Type': 'application/json' };
     const attempts: [string, RequestInit & { key?: string | null }][] = [
       ['/categories', { key: revoked.apiKey }],

@@ -10,7 +10,7 @@ import { createCategory } from '../../lib/routes.js';
 import { successBody } from '../support/answer.js';
 import { categoryIntegrity, type StoredCategory } from '../support/category-integrity.js';
 import { type Answer, contractViolations, send } from '../support/contract-answer.js';
-import { makeCustomer, type TestCustomer, testAuthStore, testDb } from '../support/customers.js';
+import { makeCustomer, type TestCustomer, testAuthStore, testDb, withBrokenChecksum } from '../support/customers.js';
 import { testTable } from '../support/environment.js';
 import { useGateway } from '../support/http.js';
 
@@ -54,7 +54,7 @@ function authorizationHeader(kind: string | undefined): string | undefined {
     case 'unknown':
       return `Bearer ${generateKey('production')}`;
     case 'checksum':
-      return `Bearer ${key.slice(0, -2)}${key.at(-1) === 'a' ? 'bb' : 'aa'}`;
+      return `Bearer ${withBrokenChecksum(key)}`;
     case 'no-scheme':
       return key;
     case 'basic':
